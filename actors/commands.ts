@@ -1,0 +1,69 @@
+// Owns: the commands the API tier proposes to the replicated state machine, and their codec
+// (JSON bytes in a Raft entry). Commands carry everything non-deterministic (uid, timestamps)
+// so that apply stays a pure function of (state, entry).
+import type { KubeObject, ObjectKey } from './object.ts';
+
+export const commandVersion = 1;
+
+export interface Preconditions {
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+/** Create a new object. The API tier already set uid, creationTimestamp and the final name. */
+export interface CreateCommand {
+  readonly type: 'create';
+  readonly key: ObjectKey;
+  readonly object: KubeObject;
+  /** Proposer's wall-clock time (RFC 3339), the only time apply may use. */
+  readonly at: string;
+}
+
+/**
+ * Replace an existing object. `preconditions.resourceVersion`, when set, must equal the stored
+ * one (else conflict). Apply keeps server-owned metadata (uid, creationTimestamp,
+ * deletionTimestamp) from the stored object. Removing the last finalizer of an object being
+ * deleted removes it.
+ */
+export interface UpdateCommand {
+  readonly type: 'update';
+  readonly key: ObjectKey;
+  readonly object: KubeObject;
+  readonly preconditions?: Preconditions;
+  readonly at: string;
+}
+
+/** Delete: removes at once without finalizers; otherwise starts finalizing. */
+export interface DeleteCommand {
+  readonly type: 'delete';
+  readonly key: ObjectKey;
+  readonly preconditions?: Preconditions;
+  readonly at: string;
+}
+
+/** Committed by a new leader so entries of earlier terms commit (Raft §5.4.2); changes nothing. */
+export interface NoopCommand {
+  readonly type: 'noop';
+}
+
+export type Command = CreateCommand | UpdateCommand | DeleteCommand | NoopCommand;
+
+/** A command plus the client session that makes retries at-most-once (Raft thesis §6.3). */
+export interface CommandEnvelope {
+  readonly version: typeof commandVersion;
+  readonly command: Command;
+  readonly session?: { readonly id: string; readonly sequence: number };
+}
+
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
+
+export function encodeCommand(envelope: CommandEnvelope): Uint8Array {
+  return textEncoder.encode(JSON.stringify(envelope));
+}
+
+/** Decodes entry bytes; an empty entry (Raft's own no-op) decodes as a noop command. */
+export function decodeCommand(data: Uint8Array): CommandEnvelope {
+  if (data.length === 0) return { version: commandVersion, command: { type: 'noop' } };
+  return JSON.parse(textDecoder.decode(data)) as CommandEnvelope;
+}

@@ -1,0 +1,25 @@
+// Owns: the boundary between the Raft log and the application it replicates (the hashicorp
+// FSM size of interface). actors/ implements it; raft/ never learns what the bytes mean.
+//
+// Concurrency: every method is called only from the driver loop, one at a time, in log
+// order. apply() must be deterministic: its result and the state it leaves depend only on the
+// state after the previous entry and on this entry (no clock, randomness or I/O).
+
+export interface CommittedEntry {
+  /** Raft index of the entry; the application uses it as its revision. */
+  readonly index: number;
+  readonly term: number;
+  /** Opaque command bytes as proposed. */
+  readonly data: Uint8Array;
+}
+
+export interface StateMachine<Result> {
+  /** Applies one committed entry and returns what the proposer should be told. */
+  apply(entry: CommittedEntry): Result;
+  /** Index of the last entry applied (0 before any). */
+  appliedIndex(): number;
+  /** Serializes the whole state at appliedIndex() (for snapshots and log compaction). */
+  snapshot(): Uint8Array;
+  /** Replaces the whole state with a snapshot taken at `index`. */
+  restore(snapshot: Uint8Array, index: number): void;
+}

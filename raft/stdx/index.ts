@@ -1,0 +1,4 @@
+// Public surface of raft/stdx: pure leaf utilities anyone may import.
+export { assert, unreachable, AssertionError } from './assert.ts';
+export { index, term } from './brand.ts';
+export type { Index, Term } from './brand.ts';

@@ -1,0 +1,12 @@
+// Test projects: `unit` (pure modules, fastify.inject, storage on temp dirs) and `e2e`
+// (real processes: the kstore server and real kubectl). Both run in `npm test`.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
+      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000, pool: 'forks' } },
+    ],
+  },
+});
