@@ -1,0 +1,108 @@
+// Owns: what every verb handler shares: the injected dependencies (store client, watch cache,
+// clock and randomness for server-generated fields), reading a request's object, writing a
+// response in the negotiated representation, and query parameter parsing.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { KubeObject } from '../../actors/index.ts';
+import { decodeBody, encode, negotiate } from '../negotiation.ts';
+import type { ResponseFormat } from '../negotiation.ts';
+import { apiVersionOf } from '../registry/kinds.ts';
+import type { ResourceKind } from '../registry/kinds.ts';
+import type { FieldValidation } from '../registry/validation.ts';
+import type { StoreClient } from '../store-client.ts';
+import type { WatchCache } from '../watchcache/watch-cache.ts';
+import { badRequest, invalid } from '../status.ts';
+import type { Target } from './target.ts';
+
+export interface EndpointContext {
+  readonly store: StoreClient;
+  readonly cache: WatchCache;
+  /** Wall clock for server-set timestamps (creationTimestamp, deletionTimestamp). */
+  readonly now: () => Date;
+  /** A new random uid (RFC 4122 v4). */
+  readonly newUid: () => string;
+  /** A random suffix for generateName. */
+  readonly randomSuffix: () => string;
+}
+
+export type Query = Readonly<Record<string, string | string[] | undefined>>;
+
+export function queryString(query: Query, name: string): string | undefined {
+  const value = query[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function queryBoolean(query: Query, name: string): boolean {
+  const value = queryString(query, name);
+  return value === 'true' || value === '1';
+}
+
+/** RFC 3339 in whole seconds, as metav1.Time serialises. */
+export function formatTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Reads the body as an object of the target's kind, filling apiVersion/kind when absent. */
+export function readObject(request: FastifyRequest, target: Target): KubeObject {
+  const raw = typeof request.body === 'string' ? request.body : '';
+  const decoded = decodeBody(request.headers['content-type'], raw);
+  if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
+    throw badRequest(`the body of the request must be a ${target.kind.kind} object, got ${Array.isArray(decoded) ? 'an array' : JSON.stringify(decoded)}`);
+  }
+  const object = decoded as Record<string, unknown>;
+  const expectedVersion = apiVersionOf(target.kind);
+  if (object['apiVersion'] === undefined || object['apiVersion'] === '') object['apiVersion'] = expectedVersion;
+  if (object['kind'] === undefined || object['kind'] === '') object['kind'] = target.kind.kind;
+  if (object['apiVersion'] !== expectedVersion) {
+    throw badRequest(`the API version in the data (${String(object['apiVersion'])}) does not match the expected API version (${expectedVersion})`);
+  }
+  if (object['kind'] !== target.kind.kind) {
+    throw badRequest(`the kind in the data (${String(object['kind'])}) does not match the expected kind (${target.kind.kind}) for resource "${target.kind.resource}"`);
+  }
+  if (object['metadata'] === undefined || object['metadata'] === null) object['metadata'] = {};
+  if (typeof object['metadata'] !== 'object' || Array.isArray(object['metadata'])) {
+    throw badRequest(`${target.kind.kind} in version "${target.kind.version}" cannot be handled as a ${target.kind.kind}: metadata: must be object`);
+  }
+  return object as unknown as KubeObject;
+}
+
+export function fieldValidationLevel(query: Query): FieldValidation {
+  const value = queryString(query, 'fieldValidation');
+  if (value === undefined || value === '' || value === 'Warn') return 'Warn';
+  if (value === 'Strict' || value === 'Ignore') return value;
+  throw badRequest(`fieldValidation parameter unsupported: ${value}, valid values are: Ignore, Warn, Strict`);
+}
+
+/** dryRun: absent → false; "All" → true; anything else is invalid as in kube-apiserver. */
+export function isDryRun(query: Query, optionsKind: string): boolean {
+  const raw = query['dryRun'];
+  const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  for (const value of values) {
+    if (value !== 'All') {
+      throw invalid('meta.k8s.io', optionsKind, '', [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value)}: supported values: "All"`, field: 'dryRun' }]);
+    }
+  }
+  return values.length > 0;
+}
+
+export function sendWarnings(reply: FastifyReply, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  reply.header('Warning', warnings.map((warning) => `299 - ${JSON.stringify(warning)}`));
+}
+
+/** Sends a body in the negotiated representation (JSON unless the client asked for YAML). */
+export function respond(request: FastifyRequest, reply: FastifyReply, code: number, body: unknown, format?: ResponseFormat): FastifyReply {
+  const chosen = format ?? negotiate(request.headers.accept, false);
+  const { contentType, payload } = encode(chosen, body);
+  return reply.code(code).type(contentType).send(payload);
+}
+
+/** Items of a list are served without apiVersion/kind, as kube-apiserver does. */
+export function listOf(kind: ResourceKind, items: readonly KubeObject[], metadata: Record<string, unknown>): Record<string, unknown> {
+  return {
+    kind: `${kind.kind}List`, apiVersion: apiVersionOf(kind), metadata,
+    items: items.map((item) => {
+      const { apiVersion: _apiVersion, kind: _kind, ...rest } = item;
+      return rest;
+    }),
+  };
+}

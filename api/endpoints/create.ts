@@ -1,0 +1,54 @@
+// Owns: the create verb (POST to a collection) and the create half of a PUT to an absent
+// object: decode → validate → server-set fields → generateName → propose, retrying a
+// generated name that collides (kube-apiserver's maxNameGenerationCreateAttempts).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { KubeObject } from '../../actors/index.ts';
+import { alreadyExists, badRequest, methodNotAllowed } from '../status.ts';
+import type { EndpointContext, Query } from './context.ts';
+import { fieldValidationLevel, formatTime, isDryRun, readObject, respond, sendWarnings } from './context.ts';
+import { prepareCreate } from './prepare.ts';
+import { expectObject } from './results.ts';
+import { objectKey } from './target.ts';
+import type { Target } from './target.ts';
+
+/**
+ * 8 attempts give a 1-in-a-million collision budget per prefix at 5 random characters
+ * (27^5 ≈ 14M names), the reasoning of kube-apiserver's maxNameGenerationCreateAttempts.
+ */
+export const generatedNameAttemptsMax = 8;
+const generatedNamePrefixMax = 253 - 5;
+
+export async function handleCreate(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  if (target.name !== undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
+  const query = request.query as Query;
+  const object = readObject(request, target);
+  const created = await createObject(object, target, query, context);
+  sendWarnings(reply, created.warnings);
+  return respond(request, reply, 201, created.object);
+}
+
+export interface Created {
+  readonly object: KubeObject;
+  readonly warnings: readonly string[];
+}
+
+/** Shared by POST and by PUT of an absent object. */
+export async function createObject(object: KubeObject, target: Target, query: Query, context: EndpointContext): Promise<Created> {
+  const dryRun = isDryRun(query, 'CreateOptions');
+  const generateName = object.metadata.generateName;
+  const generated = (object.metadata.name === undefined || object.metadata.name === '') && typeof generateName === 'string' && generateName !== '';
+  if (generated && generateName.length > generatedNamePrefixMax) throw badRequest(`metadata.generateName is too long: ${generateName.length} characters`);
+  for (let attempt = 1; ; attempt++) {
+    const candidate = structuredClone(object);
+    if (generated) candidate.metadata.name = `${generateName}${context.randomSuffix()}`;
+    const warnings = prepareCreate(candidate, target, fieldValidationLevel(query), context);
+    const name = candidate.metadata.name ?? '';
+    if (dryRun) return { object: candidate, warnings };
+    const result = await context.store.propose({ type: 'create', key: objectKey(target, name), object: candidate, at: formatTime(context.now()) });
+    if (result.type === 'alreadyExists' && generated && attempt < generatedNameAttemptsMax) continue;
+    if (result.type === 'alreadyExists' && generated) {
+      throw alreadyExists({ group: target.kind.group, resource: target.kind.resource }, name);
+    }
+    return { object: expectObject(result, target, name).object, warnings };
+  }
+}

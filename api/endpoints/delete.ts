@@ -1,0 +1,88 @@
+// Owns: the delete and deletecollection verbs. Delete options come from the body
+// (DeleteOptions) or the query; preconditions are checked inside apply. An object without
+// finalizers is removed at once (a Success Status answers); with finalizers it starts
+// finalizing and the object, now carrying deletionTimestamp, is returned.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { KubeObject, Preconditions } from '../../actors/index.ts';
+import { decodeBody } from '../negotiation.ts';
+import { parseFieldSelector, parseLabelSelector, bothMatch } from '../selectors.ts';
+import { badRequest, invalid, successStatus } from '../status.ts';
+import type { EndpointContext, Query } from './context.ts';
+import { formatTime, isDryRun, listOf, queryString, respond } from './context.ts';
+import { expectObject } from './results.ts';
+import { collectionKey, objectKey } from './target.ts';
+import type { Target } from './target.ts';
+
+interface DeleteOptions {
+  readonly preconditions?: Preconditions;
+  readonly propagationPolicy?: string;
+  readonly gracePeriodSeconds?: number;
+}
+
+const propagationPolicies = ['Orphan', 'Background', 'Foreground'];
+
+function readDeleteOptions(request: FastifyRequest): DeleteOptions {
+  const query = request.query as Query;
+  const raw = typeof request.body === 'string' ? request.body : '';
+  const body = raw.trim() === '' ? {} : decodeBody(request.headers['content-type'], raw);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of a delete request must be a DeleteOptions object');
+  const options = body as Record<string, unknown>;
+  const preconditions = options['preconditions'];
+  if (preconditions !== undefined && (preconditions === null || typeof preconditions !== 'object')) throw badRequest('DeleteOptions.preconditions must be an object');
+  const policy = (options['propagationPolicy'] as string | undefined) ?? queryString(query, 'propagationPolicy');
+  if (policy !== undefined && !propagationPolicies.includes(policy)) {
+    throw invalid('meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"` }]);
+  }
+  const grace = options['gracePeriodSeconds'] ?? queryString(query, 'gracePeriodSeconds');
+  if (grace !== undefined && !Number.isInteger(Number(grace))) throw badRequest(`gracePeriodSeconds must be an integer, got ${JSON.stringify(grace)}`);
+  return {
+    ...(preconditions ? { preconditions: preconditions as Preconditions } : {}),
+    ...(policy ? { propagationPolicy: policy } : {}),
+    ...(grace !== undefined ? { gracePeriodSeconds: Number(grace) } : {}),
+  };
+}
+
+export async function handleDelete(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  if (target.name === undefined) return handleDeleteCollection(request, reply, target, context);
+  const name = target.name;
+  const options = readDeleteOptions(request);
+  const key = objectKey(target, name);
+  if (isDryRun(request.query as Query, 'DeleteOptions')) {
+    await context.store.readIndex();
+    const current = context.store.get(key);
+    const result = current ? { type: 'stored' as const, object: current, revision: 0 } : { type: 'notFound' as const };
+    return respond(request, reply, 200, expectObject(result, target, name).object);
+  }
+  const result = await context.store.propose({
+    type: 'delete', key, at: formatTime(context.now()),
+    ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+  });
+  const outcome = expectObject(result, target, name);
+  if (outcome.type === 'removed') {
+    return respond(request, reply, 200, successStatus({
+      name, group: target.kind.group, kind: target.kind.resource, uid: outcome.object.metadata.uid ?? '',
+    }));
+  }
+  return respond(request, reply, 200, outcome.object);
+}
+
+/** Deletes every object of the collection that matches the selectors; returns them as a list. */
+async function handleDeleteCollection(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  const query = request.query as Query;
+  readDeleteOptions(request);
+  const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector')));
+  const dryRun = isDryRun(query, 'DeleteOptions');
+  await context.store.readIndex();
+  const { items } = context.store.list(collectionKey(target));
+  const deleted: KubeObject[] = [];
+  for (const item of items.filter((object) => selector.matches(object))) {
+    if (dryRun) {
+      deleted.push(item);
+      continue;
+    }
+    const key = objectKey({ ...target, namespace: item.metadata.namespace ?? '' }, item.metadata.name ?? '');
+    const result = await context.store.propose({ type: 'delete', key, at: formatTime(context.now()) });
+    if (result.type === 'removed' || result.type === 'finalizing') deleted.push(result.object);
+  }
+  return respond(request, reply, 200, listOf(target.kind, deleted, { resourceVersion: String(context.store.currentRevision()) }));
+}

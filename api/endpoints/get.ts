@@ -1,0 +1,33 @@
+// Owns: the get verb (GET of an item) with its resourceVersion semantics, in JSON, YAML or
+// the Table form.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { negotiate } from '../negotiation.ts';
+import { notFound } from '../status.ts';
+import { toTable } from '../table.ts';
+import type { EndpointContext, Query } from './context.ts';
+import { queryString, respond } from './context.ts';
+import { getSemantic, settleRead } from './read-consistency.ts';
+import { objectKey } from './target.ts';
+import type { Target } from './target.ts';
+
+export async function handleGet(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  const name = target.name!;
+  const query = request.query as Query;
+  if (target.subresource !== undefined) throw notFound({ group: target.kind.group, resource: `${target.kind.resource}/${target.subresource}` }, name);
+  const format = negotiate(request.headers.accept, true);
+  await settleRead(getSemantic(query), context);
+  const object = context.store.get(objectKey(target, name));
+  if (!object) throw notFound({ group: target.kind.group, resource: target.kind.resource }, name);
+  if (format.type === 'table') {
+    const table = toTable(target.kind, [object], { includeObject: includeObjectOf(query), listMeta: { resourceVersion: object.metadata.resourceVersion ?? '' } });
+    return respond(request, reply, 200, table, { type: 'json' });
+  }
+  return respond(request, reply, 200, object, format);
+}
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export function includeObjectOf(query: Query): IncludeObject {
+  const value = queryString(query, 'includeObject');
+  return value === 'None' || value === 'Object' ? value : 'Metadata';
+}

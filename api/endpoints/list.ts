@@ -1,0 +1,69 @@
+// Owns: the list verb (GET of a collection): resourceVersion semantics, label and field
+// selectors, chunking with limit/continue from one snapshot (the collection resourceVersion
+// stays constant across chunks), remainingItemCount, and the Table form.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { KubeObject } from '../../actors/index.ts';
+import { keyString } from '../../actors/index.ts';
+import { negotiate } from '../negotiation.ts';
+import { bothMatch, parseFieldSelector, parseLabelSelector } from '../selectors.ts';
+import { badRequest } from '../status.ts';
+import { toTable } from '../table.ts';
+import type { EndpointContext, Query } from './context.ts';
+import { listOf, queryString, respond } from './context.ts';
+import { includeObjectOf } from './get.ts';
+import { encodeContinue, expiredVersion, listSemantic, settleRead } from './read-consistency.ts';
+import { collectionKey } from './target.ts';
+import type { Target } from './target.ts';
+
+interface Chunk {
+  readonly items: readonly KubeObject[];
+  readonly revision: number;
+  readonly continueToken: string | undefined;
+  readonly remainingItemCount: number | undefined;
+}
+
+function parseLimit(query: Query): number | undefined {
+  const raw = queryString(query, 'limit');
+  if (raw === undefined || raw === '') return undefined;
+  const limit = Number(raw);
+  if (!Number.isSafeInteger(limit) || limit < 0) throw badRequest(`limit must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return limit === 0 ? undefined : limit;
+}
+
+function itemKey(target: Target, item: KubeObject): string {
+  return keyString({ group: target.kind.group, resource: target.kind.resource, namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' });
+}
+
+export async function readChunk(target: Target, query: Query, context: EndpointContext): Promise<Chunk> {
+  const semantic = listSemantic(query);
+  const limit = parseLimit(query);
+  const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector')));
+  const current = await settleRead(semantic, context);
+  const revision = semantic.type === 'exact' || semantic.type === 'continuation' ? semantic.revision : current;
+  const snapshot = context.cache.listAt(collectionKey(target), revision);
+  if (snapshot === 'expired') expiredVersion(semantic, context.cache.oldestResumableRevision());
+  const startAfter = semantic.type === 'continuation' ? semantic.startAfter : '';
+  const candidates = startAfter === '' ? snapshot : snapshot.filter((item) => itemKey(target, item) > startAfter);
+  const matching = selector.empty ? candidates : candidates.filter((item) => selector.matches(item));
+  if (limit === undefined || matching.length <= limit) {
+    return { items: matching, revision, continueToken: undefined, remainingItemCount: undefined };
+  }
+  const items = matching.slice(0, limit);
+  const continueToken = encodeContinue({ revision, startAfter: itemKey(target, items.at(-1)!) });
+  return { items, revision, continueToken, remainingItemCount: selector.empty ? matching.length - limit : undefined };
+}
+
+export async function handleList(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  const query = request.query as Query;
+  const format = negotiate(request.headers.accept, true);
+  const chunk = await readChunk(target, query, context);
+  const metadata = {
+    resourceVersion: String(chunk.revision),
+    ...(chunk.continueToken ? { continue: chunk.continueToken } : {}),
+    ...(chunk.remainingItemCount !== undefined ? { remainingItemCount: chunk.remainingItemCount } : {}),
+  };
+  if (format.type === 'table') {
+    return respond(request, reply, 200, toTable(target.kind, chunk.items, { includeObject: includeObjectOf(query), listMeta: metadata }), { type: 'json' });
+  }
+  return respond(request, reply, 200, listOf(target.kind, chunk.items, metadata), format);
+}

@@ -1,0 +1,82 @@
+// Owns: the patch verb (PATCH of an item) for JSON patch, merge patch and strategic merge
+// patch. The patch is applied to the current object and the result goes through the same
+// validation as an update, proposed with the current resourceVersion as precondition; a
+// conflict with a concurrent writer re-reads and re-applies (kube's GuaranteedUpdate), unless
+// the patch itself named a resourceVersion.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonValue, KubeObject } from '../../actors/index.ts';
+import { applyJsonPatch, JsonPatchError } from '../patch/json-patch.ts';
+import { applyMergePatch, strategicMerge } from '../patch/merge-patch.ts';
+import { badRequest, conflict, invalid, notFound, unsupportedMediaType } from '../status.ts';
+import type { EndpointContext, Query } from './context.ts';
+import { fieldValidationLevel, formatTime, isDryRun, respond, sendWarnings } from './context.ts';
+import { prepareUpdate } from './prepare.ts';
+import { expectObject } from './results.ts';
+import { objectKey } from './target.ts';
+import type { Target } from './target.ts';
+
+/** Re-reads after a concurrent write; kube's GuaranteedUpdate retries without bound, we stop at 5. */
+const patchAttemptsMax = 5;
+
+export const patchMediaTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'] as const;
+
+function patchFunction(contentType: string | undefined): (current: JsonValue, patch: JsonValue) => JsonValue {
+  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType === 'application/json-patch+json') return applyJsonPatch;
+  if (mediaType === 'application/merge-patch+json') return applyMergePatch;
+  if (mediaType === 'application/strategic-merge-patch+json') return strategicMerge;
+  throw unsupportedMediaType(mediaType);
+}
+
+function parsePatch(raw: string): JsonValue {
+  try {
+    return JSON.parse(raw) as JsonValue;
+  } catch (error) {
+    throw badRequest(`error decoding patch: ${(error as Error).message}`);
+  }
+}
+
+function patched(current: KubeObject, patch: JsonValue, apply: (current: JsonValue, patch: JsonValue) => JsonValue, target: Target, name: string): KubeObject {
+  let result: JsonValue;
+  try {
+    result = apply(current as unknown as JsonValue, patch);
+  } catch (error) {
+    if (error instanceof JsonPatchError) throw invalid(target.kind.group, target.kind.kind, name, [{ reason: 'FieldValueInvalid', message: error.message }]);
+    throw error;
+  }
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) throw badRequest('the patch did not produce an object');
+  const object = result as unknown as KubeObject;
+  if (object.metadata === null || typeof object.metadata !== 'object') throw badRequest('the patch removed metadata');
+  return object;
+}
+
+export async function handlePatch(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  const name = target.name!;
+  const query = request.query as Query;
+  const qualified = { group: target.kind.group, resource: target.kind.resource };
+  if (target.subresource !== undefined) throw notFound({ ...qualified, resource: `${target.kind.resource}/${target.subresource}` }, name);
+  const apply = patchFunction(request.headers['content-type']);
+  const patch = parsePatch(typeof request.body === 'string' ? request.body : '');
+  const key = objectKey(target, name);
+  await context.store.readIndex();
+  for (let attempt = 1; ; attempt++) {
+    const current = context.store.get(key);
+    if (!current) throw notFound(qualified, name);
+    const object = patched(current, patch, apply, target, name);
+    if (object.metadata.name !== name) throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    const requestedVersion = object.metadata.resourceVersion;
+    const patchNamedVersion = requestedVersion !== current.metadata.resourceVersion;
+    const warnings = prepareUpdate(object, current, target, fieldValidationLevel(query));
+    sendWarnings(reply, warnings);
+    if (isDryRun(query, 'PatchOptions')) {
+      if (patchNamedVersion) throw conflict(qualified, name, 'the object has been modified; please apply your changes to the latest version and try again');
+      return respond(request, reply, 200, object);
+    }
+    const result = await context.store.propose({
+      type: 'update', key, object, at: formatTime(context.now()),
+      preconditions: requestedVersion ? { resourceVersion: requestedVersion } : {},
+    });
+    if (result.type === 'conflict' && !patchNamedVersion && attempt < patchAttemptsMax) continue;
+    return respond(request, reply, 200, expectObject(result, target, name).object);
+  }
+}

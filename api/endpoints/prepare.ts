@@ -1,0 +1,72 @@
+// Owns: the shared stages of a write before it is proposed (kube-apiserver's create/update
+// handlers and BeforeCreate/BeforeUpdate): URL/body consistency, structural validation,
+// server-set metadata, the kind's strategy, and semantic validation (422 with causes).
+import type { KubeObject } from '../../actors/index.ts';
+import { strategyFor } from '../registry/strategy.ts';
+import { metadataCauses, validateStructure } from '../registry/validation.ts';
+import type { FieldValidation } from '../registry/validation.ts';
+import { badRequest, invalid } from '../status.ts';
+import type { EndpointContext } from './context.ts';
+import { formatTime } from './context.ts';
+import type { Target } from './target.ts';
+
+/** Checks the body's namespace against the URL and sets it (cleared for cluster-scoped kinds). */
+export function settleNamespace(object: KubeObject, target: Target): void {
+  const bodyNamespace = object.metadata.namespace;
+  if (!target.kind.namespaced) {
+    delete object.metadata.namespace;
+    return;
+  }
+  if (bodyNamespace !== undefined && bodyNamespace !== '' && bodyNamespace !== target.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  object.metadata.namespace = target.namespace;
+}
+
+/** Server-owned metadata of a new object; generateName is resolved by the caller. */
+export function stampNewObject(object: KubeObject, context: EndpointContext): void {
+  const metadata = object.metadata;
+  metadata.uid = context.newUid();
+  metadata.creationTimestamp = formatTime(context.now());
+  delete metadata.resourceVersion;
+  delete metadata.deletionTimestamp;
+  delete metadata.deletionGracePeriodSeconds;
+  delete metadata.selfLink;
+  if (metadata.generation !== undefined) metadata.generation = 1;
+}
+
+function rejectIfInvalid(object: KubeObject, target: Target, causes: ReturnType<typeof metadataCauses>): void {
+  if (causes.length > 0) throw invalid(target.kind.group, target.kind.kind, object.metadata.name ?? object.metadata.generateName ?? '', causes);
+}
+
+/** Validates and normalises a new object; returns the warnings for the response. */
+export function prepareCreate(object: KubeObject, target: Target, level: FieldValidation, context: EndpointContext): string[] {
+  settleNamespace(object, target);
+  const warnings = validateStructure(target.kind, object, level);
+  stampNewObject(object, context);
+  const strategy = strategyFor(target.kind.group, target.kind.kind);
+  strategy.prepareForCreate?.(object);
+  rejectIfInvalid(object, target, [...metadataCauses(object, target.kind.nameRule), ...(strategy.validate?.(object) ?? [])]);
+  return warnings;
+}
+
+/** Validates and normalises a replacement of `old`; returns the warnings for the response. */
+export function prepareUpdate(object: KubeObject, old: KubeObject, target: Target, level: FieldValidation): string[] {
+  settleNamespace(object, target);
+  const warnings = validateStructure(target.kind, object, level);
+  const metadata = object.metadata;
+  metadata.uid = old.metadata.uid ?? '';
+  metadata.creationTimestamp = old.metadata.creationTimestamp ?? '';
+  if (old.metadata.deletionTimestamp !== undefined) metadata.deletionTimestamp = old.metadata.deletionTimestamp;
+  else delete metadata.deletionTimestamp;
+  if (old.metadata.generation !== undefined) metadata.generation = old.metadata.generation;
+  delete metadata.selfLink;
+  const strategy = strategyFor(target.kind.group, target.kind.kind);
+  strategy.prepareForUpdate?.(object, old);
+  rejectIfInvalid(object, target, [
+    ...metadataCauses(object, target.kind.nameRule),
+    ...(strategy.validate?.(object) ?? []),
+    ...(strategy.validateUpdate?.(object, old) ?? []),
+  ]);
+  return warnings;
+}

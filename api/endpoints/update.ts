@@ -1,0 +1,48 @@
+// Owns: the update verb (PUT to an item). The body's metadata.resourceVersion, when set, is a
+// precondition checked inside apply (so the check and the write are one atomic step); a PUT of
+// an absent object creates it.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Preconditions } from '../../actors/index.ts';
+import { badRequest, conflict, methodNotAllowed, notFound } from '../status.ts';
+import type { EndpointContext, Query } from './context.ts';
+import { fieldValidationLevel, formatTime, isDryRun, readObject, respond, sendWarnings } from './context.ts';
+import { createObject } from './create.ts';
+import { prepareUpdate } from './prepare.ts';
+import { expectObject } from './results.ts';
+import { objectKey } from './target.ts';
+import type { Target } from './target.ts';
+
+export async function handleUpdate(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  const name = target.name;
+  if (name === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
+  if (target.subresource !== undefined) throw notFound({ group: target.kind.group, resource: `${target.kind.resource}/${target.subresource}` }, name);
+  const query = request.query as Query;
+  const object = readObject(request, target);
+  if (object.metadata.name !== name) {
+    throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+  }
+  const key = objectKey(target, name);
+  await context.store.readIndex();
+  const old = context.store.get(key);
+  if (!old) {
+    const created = await createObject(object, target, query, context);
+    sendWarnings(reply, created.warnings);
+    return respond(request, reply, 201, created.object);
+  }
+  const requestedVersion = object.metadata.resourceVersion;
+  const requestedUid = object.metadata.uid;
+  const warnings = prepareUpdate(object, old, target, fieldValidationLevel(query));
+  const preconditions: Preconditions = {
+    ...(requestedVersion ? { resourceVersion: requestedVersion } : {}),
+    ...(requestedUid ? { uid: requestedUid } : {}),
+  };
+  sendWarnings(reply, warnings);
+  if (isDryRun(query, 'UpdateOptions')) {
+    if (requestedVersion && requestedVersion !== old.metadata.resourceVersion) {
+      throw conflict({ group: target.kind.group, resource: target.kind.resource }, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    return respond(request, reply, 200, object);
+  }
+  const result = await context.store.propose({ type: 'update', key, object, preconditions, at: formatTime(context.now()) });
+  return respond(request, reply, 200, expectObject(result, target, name).object);
+}

@@ -1,0 +1,129 @@
+// Owns: the watch verb (GET with watch=1 on a collection or an item): where a watch starts
+// (the spec's watch table: Get State and Start at Most Recent / Any, or Start at Exact),
+// sendInitialEvents with its closing BOOKMARK, label/field selector transitions (an object
+// that stops matching is DELETED for the watcher), timeoutSeconds, a 410 ERROR event when
+// the start version has left the window, and the chunked stream of one JSON event per line.
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChangeEvent, KubeObject } from '../../actors/index.ts';
+import { collectionPrefix, keyString } from '../../actors/index.ts';
+import { negotiate } from '../negotiation.ts';
+import type { ResponseFormat } from '../negotiation.ts';
+import { bothMatch, parseFieldSelector, parseLabelSelector } from '../selectors.ts';
+import type { Selector } from '../selectors.ts';
+import { badRequest, gone, invalid } from '../status.ts';
+import { toTable } from '../table.ts';
+import type { CacheWatcher } from '../watchcache/cache-watcher.ts';
+import type { EndpointContext, Query } from './context.ts';
+import { queryBoolean, queryString } from './context.ts';
+import { includeObjectOf } from './get.ts';
+import type { IncludeObject } from './get.ts';
+import { parseResourceVersion, settleRead } from './read-consistency.ts';
+import { collectionKey } from './target.ts';
+import type { Target } from './target.ts';
+
+/**
+ * kube-apiserver closes a watch after a random time in [minRequestTimeout, 2×) with
+ * minRequestTimeout = 1800 s, so that long-lived watches spread over API replicas.
+ */
+const watchTimeoutSecondsMin = 1800;
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+interface WatchPlan {
+  readonly initial: readonly KubeObject[];
+  readonly watcher: CacheWatcher;
+  readonly revision: number;
+  readonly bookmarkAfterInitial: boolean;
+}
+
+function watchSelector(target: Target, query: Query): Selector {
+  const field = target.name === undefined
+    ? queryString(query, 'fieldSelector')
+    : [queryString(query, 'fieldSelector'), `metadata.name=${target.name}`].filter((part) => part).join(',');
+  return bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(field));
+}
+
+/** kube's cacheWatcher.convertToWatchEvent: selector transitions become ADDED/DELETED. */
+export function convertEvent(event: ChangeEvent, selector: Selector): { type: WatchEventType; object: KubeObject } | undefined {
+  if (event.type === 'DELETED') return selector.matches(event.object) ? { type: 'DELETED', object: event.object } : undefined;
+  const currentPasses = selector.matches(event.object);
+  const previousPasses = event.previous !== undefined && selector.matches(event.previous);
+  if (event.type === 'ADDED') return currentPasses ? { type: 'ADDED', object: event.object } : undefined;
+  if (currentPasses && previousPasses) return { type: 'MODIFIED', object: event.object };
+  if (currentPasses) return { type: 'ADDED', object: event.object };
+  if (previousPasses) return { type: 'DELETED', object: event.object };
+  return undefined;
+}
+
+async function planWatch(target: Target, query: Query, selector: Selector, context: EndpointContext): Promise<WatchPlan | 'expired'> {
+  const rawVersion = queryString(query, 'resourceVersion') ?? '';
+  const sendInitialEvents = queryBoolean(query, 'sendInitialEvents');
+  const match = queryString(query, 'resourceVersionMatch');
+  if (sendInitialEvents && match !== 'NotOlderThan') {
+    throw invalid('meta.k8s.io', 'ListOptions', '', [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" }]);
+  }
+  if (!sendInitialEvents && match !== undefined && match !== '') throw badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  const revision = rawVersion === '' ? undefined : parseResourceVersion(rawVersion);
+  const prefix = collectionPrefix(collectionKey(target));
+  const filter = { matches: (event: ChangeEvent) => keyString(event.key).startsWith(prefix) };
+  const withState = revision === undefined || revision === 0 || sendInitialEvents;
+  if (!withState) {
+    const watcher = context.cache.watch(revision, filter);
+    return watcher === 'expired' ? 'expired' : { initial: [], watcher, revision, bookmarkAfterInitial: false };
+  }
+  const semantic = revision === undefined ? { type: 'mostRecent' as const } : revision === 0 ? { type: 'any' as const } : { type: 'notOlderThan' as const, revision };
+  await settleRead(semantic, context);
+  // Listing and registering happen in one synchronous step: no event can fall between them.
+  const now = context.store.currentRevision();
+  const items = context.cache.listAt(collectionKey(target), now);
+  const watcher = context.cache.watch(now, filter);
+  if (items === 'expired' || watcher === 'expired') return 'expired';
+  return { initial: items.filter((item) => selector.matches(item)), watcher, revision: now, bookmarkAfterInitial: sendInitialEvents };
+}
+
+function frame(type: WatchEventType, object: unknown): string {
+  return `${JSON.stringify({ type, object })}\n`;
+}
+
+function renderObject(target: Target, object: KubeObject, format: ResponseFormat, includeObject: IncludeObject): unknown {
+  if (format.type !== 'table') return object;
+  return toTable(target.kind, [object], { includeObject, listMeta: { resourceVersion: object.metadata.resourceVersion ?? '' } });
+}
+
+async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector, format: ResponseFormat, includeObject: IncludeObject): AsyncGenerator<string> {
+  for (const item of plan.initial) yield frame('ADDED', renderObject(target, item, format, includeObject));
+  if (plan.bookmarkAfterInitial) {
+    yield frame('BOOKMARK', {
+      kind: target.kind.kind, apiVersion: target.kind.group === '' ? target.kind.version : `${target.kind.group}/${target.kind.version}`,
+      metadata: { resourceVersion: String(plan.revision), annotations: { 'k8s.io/initial-events-end': 'true' } },
+    });
+  }
+  for await (const event of plan.watcher) {
+    const converted = convertEvent(event, selector);
+    if (converted) yield frame(converted.type, renderObject(target, converted.object, format, includeObject));
+  }
+}
+
+export async function handleWatch(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  const query = request.query as Query;
+  const format = negotiate(request.headers.accept, true);
+  const selector = watchSelector(target, query);
+  const timeoutRaw = queryString(query, 'timeoutSeconds');
+  if (timeoutRaw !== undefined && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds must be a non-negative integer, got ${JSON.stringify(timeoutRaw)}`);
+  const timeoutSeconds = timeoutRaw !== undefined && timeoutRaw !== '0' ? Number(timeoutRaw) : watchTimeoutSecondsMin * (1 + Math.random());
+  const plan = await planWatch(target, query, selector, context);
+  reply.code(200).type('application/json').header('Cache-Control', 'no-cache, private');
+  if (plan === 'expired') {
+    const oldest = context.cache.oldestResumableRevision();
+    return reply.send(frame('ERROR', gone(`too old resource version: ${queryString(query, 'resourceVersion')} (${oldest})`).status));
+  }
+  const timer = setTimeout(() => plan.watcher.terminate(undefined), timeoutSeconds * 1000);
+  request.raw.once('close', () => plan.watcher.terminate(undefined));
+  const stream = Readable.from(streamEvents(target, plan, selector, format, includeObjectOf(query)), { objectMode: false });
+  stream.once('close', () => {
+    clearTimeout(timer);
+    plan.watcher.terminate(undefined);
+  });
+  return reply.send(stream);
+}

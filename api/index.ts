@@ -1,0 +1,10 @@
+// Public surface of api/ (HTTP and Kubernetes semantics). deploy/ and tests import only this.
+export { buildServer } from './server.ts';
+export type { ApiServer, ServerOptions, TlsOptions } from './server.ts';
+export { StoreClient } from './store-client.ts';
+export type { StoreBackend } from './store-client.ts';
+export { certificateAuthenticator } from './authn.ts';
+export type { Authenticator, UserInfo } from './authn.ts';
+export { systemMastersAuthorizer } from './authz.ts';
+export type { Authorizer } from './authz.ts';
+export { formatTime } from './endpoints/context.ts';

@@ -1,0 +1,147 @@
+// Owns: validation of request objects. Type structure against the kind's JSON schema (ajv):
+// a wrong type is a decode error (400, as kube-apiserver's JSON decoder reports it), unknown
+// fields are dropped and reported per the fieldValidation level (Strict → 400, Warn → Warning
+// headers, Ignore → silent). Field rules shared by every kind (names, labels, finalizers)
+// produce 422 causes in kube-apiserver's wording.
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { KubeObject } from '../../actors/index.ts';
+import { badRequest } from '../status.ts';
+import type { StatusCause } from '../status.ts';
+import type { NameRule, ResourceKind } from './kinds.ts';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const rfc3339Pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+ajv.addFormat('byte', { type: 'string', validate: (value: string) => base64Pattern.test(value) });
+ajv.addFormat('date-time-or-empty', { type: 'string', validate: (value: string) => value === '' || rfc3339Pattern.test(value) });
+
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(kind: ResourceKind): ValidateFunction {
+  const cacheKey = `${kind.group}/${kind.version}/${kind.kind}`;
+  let validator = validators.get(cacheKey);
+  if (!validator) {
+    validator = ajv.compile(kind.schema);
+    validators.set(cacheKey, validator);
+  }
+  return validator;
+}
+
+function fieldPath(instancePath: string): string {
+  return instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+}
+
+function unknownFieldPath(error: ErrorObject): string {
+  const parent = fieldPath(error.instancePath);
+  const field = String((error.params as { additionalProperty?: unknown }).additionalProperty);
+  return parent === '' ? field : `${parent}.${field}`;
+}
+
+function removeField(object: unknown, path: string[]): void {
+  let current: unknown = object;
+  for (const part of path.slice(0, -1)) {
+    if (current === null || typeof current !== 'object') return;
+    current = (current as Record<string, unknown>)[part];
+  }
+  if (current !== null && typeof current === 'object') delete (current as Record<string, unknown>)[path.at(-1)!];
+}
+
+function describeTypeError(error: ErrorObject): string {
+  const path = fieldPath(error.instancePath);
+  if (error.keyword === 'format' && (error.params as { format?: string }).format === 'byte') {
+    return `${path}: illegal base64 data`;
+  }
+  return `${path === '' ? 'object' : path}: ${error.message ?? 'is invalid'}`;
+}
+
+/**
+ * Checks types and handles unknown fields in place (they are removed). Returns the warnings to
+ * send (Warn level). Throws 400 for a type error or, under Strict, for unknown fields.
+ */
+export function validateStructure(kind: ResourceKind, object: KubeObject, level: FieldValidation): string[] {
+  const validate = validatorFor(kind);
+  if (validate(object)) return [];
+  const errors = validate.errors ?? [];
+  const typeErrors = errors.filter((error) => error.keyword !== 'additionalProperties');
+  if (typeErrors.length > 0) {
+    const details = typeErrors.map(describeTypeError).join('; ');
+    throw badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${details}`);
+  }
+  const unknown = [...new Set(errors.map(unknownFieldPath))];
+  if (level === 'Strict') {
+    throw badRequest(`strict decoding error: ${unknown.map((path) => `unknown field "${path}"`).join(', ')}`);
+  }
+  for (const path of unknown) removeField(object, path.split('.'));
+  return level === 'Warn' ? unknown.map((path) => `unknown field "${path}"`) : [];
+}
+
+const dns1123LabelMessage = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const dns1123SubdomainMessage = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function invalidValue(field: string, value: unknown, detail: string): StatusCause {
+  return { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field };
+}
+
+export function requiredValue(field: string, detail: string): StatusCause {
+  return { reason: 'FieldValueRequired', message: `Required value: ${detail}`, field };
+}
+
+/** Name rules of apimachinery's validation package; returns problems, empty when valid. */
+export function nameProblems(name: string, rule: NameRule): string[] {
+  if (rule === 'dns1123Label') {
+    const problems = name.length > 63 ? ['must be no more than 63 characters'] : [];
+    return dns1123Label.test(name) ? problems : [...problems, dns1123LabelMessage];
+  }
+  if (rule === 'dns1123Subdomain') {
+    const problems = name.length > 253 ? ['must be no more than 253 characters'] : [];
+    return dns1123Subdomain.test(name) ? problems : [...problems, dns1123SubdomainMessage];
+  }
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  return ['/', '%'].filter((character) => name.includes(character)).map((character) => `may not contain '${character}'`);
+}
+
+const qualifiedNamePart = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const labelValue = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+function qualifiedNameProblems(value: string): string[] {
+  const parts = value.split('/');
+  if (parts.length > 2) return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+  const name = parts.at(-1)!;
+  const problems: string[] = [];
+  if (parts.length === 2 && (parts[0] === '' || !dns1123Subdomain.test(parts[0]!))) problems.push('prefix part ' + dns1123SubdomainMessage);
+  if (name.length === 0 || name.length > 63) problems.push('name part must be non-empty and no more than 63 characters');
+  else if (!qualifiedNamePart.test(name)) problems.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+  return problems;
+}
+
+/** Metadata rules shared by every kind (ValidateObjectMeta). */
+export function metadataCauses(object: KubeObject, rule: NameRule): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const name = object.metadata.name ?? '';
+  if (name === '') causes.push(requiredValue('metadata.name', 'name or generateName is required'));
+  for (const problem of name === '' ? [] : nameProblems(name, rule)) causes.push(invalidValue('metadata.name', name, problem));
+  for (const [key, value] of Object.entries(object.metadata.labels ?? {})) {
+    for (const problem of qualifiedNameProblems(key)) causes.push(invalidValue('metadata.labels', key, problem));
+    if (!labelValue.test(value) || value.length > 63) {
+      causes.push(invalidValue('metadata.labels', value, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"));
+    }
+  }
+  for (const key of Object.keys(object.metadata.annotations ?? {})) {
+    for (const problem of qualifiedNameProblems(key.toLowerCase())) causes.push(invalidValue('metadata.annotations', key, problem));
+  }
+  const annotationBytes = Object.entries(object.metadata.annotations ?? {}).reduce((sum, [key, value]) => sum + key.length + value.length, 0);
+  if (annotationBytes > annotationsBytesMax) causes.push({ reason: 'FieldValueTooLong', message: `Too long: must have at most ${annotationsBytesMax} bytes`, field: 'metadata.annotations' });
+  (object.metadata.finalizers ?? []).forEach((finalizer, position) => {
+    for (const problem of qualifiedNameProblems(finalizer)) causes.push(invalidValue(`metadata.finalizers[${position}]`, finalizer, problem));
+  });
+  return causes;
+}
+
+/** kube-apiserver's TotalAnnotationSizeLimitB: 256 KiB of keys and values per object. */
+export const annotationsBytesMax = 256 * 1024;

@@ -1,0 +1,79 @@
+// Owns: assembling the API tier's fastify instance: TLS options, body parsing limits and
+// media types, the plugins in kube-apiserver's order (authentication → authorization →
+// handlers), discovery, OpenAPI, health, and the resource routes. No listen() here: the
+// caller (deploy/) decides where it serves, and tests use inject().
+import { randomUUID, randomInt } from 'node:crypto';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { authnPlugin } from './authn.ts';
+import type { Authenticator } from './authn.ts';
+import { authzPlugin } from './authz.ts';
+import type { Authorizer } from './authz.ts';
+import { discoveryPlugin } from './discovery.ts';
+import type { EndpointContext } from './endpoints/context.ts';
+import { patchMediaTypes } from './endpoints/patch.ts';
+import { registerResourceRoutes } from './endpoints/routes.ts';
+import { healthPlugin } from './health.ts';
+import type { HealthCheck } from './health.ts';
+import { bodyMediaTypes } from './negotiation.ts';
+import { openapiPlugin } from './openapi.ts';
+import { registerStatusErrors, requestBodyBytesMax } from './status-errors.ts';
+import type { StoreClient } from './store-client.ts';
+import { WatchCache } from './watchcache/watch-cache.ts';
+
+export interface TlsOptions {
+  readonly key: string;
+  readonly cert: string;
+  /** CA bundle that client certificates are verified against. */
+  readonly clientCa: string;
+}
+
+export interface ServerOptions {
+  readonly store: StoreClient;
+  readonly tls?: TlsOptions;
+  readonly authenticators: readonly Authenticator[];
+  readonly authorizers: readonly Authorizer[];
+  readonly livez?: readonly HealthCheck[];
+  readonly readyz?: readonly HealthCheck[];
+  readonly logger?: boolean;
+  /** Injected for tests; defaults to the wall clock. */
+  readonly now?: () => Date;
+}
+
+/** generateName suffix alphabet and length of kube-apiserver (no vowels, no confusable digits). */
+const generateNameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+const generateNameSuffixLength = 5;
+
+function randomSuffix(): string {
+  let suffix = '';
+  for (let position = 0; position < generateNameSuffixLength; position++) suffix += generateNameAlphabet[randomInt(generateNameAlphabet.length)];
+  return suffix;
+}
+
+export interface ApiServer {
+  readonly app: FastifyInstance;
+  readonly cache: WatchCache;
+}
+
+export async function buildServer(options: ServerOptions): Promise<ApiServer> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: requestBodyBytesMax,
+    // Watches are long-lived; kube-apiserver has no per-request timeout for them either.
+    requestTimeout: 0,
+    ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } } : {}),
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser([...bodyMediaTypes, ...patchMediaTypes], { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  registerStatusErrors(app);
+  const cache = new WatchCache(options.store);
+  app.addHook('onClose', async () => cache.close());
+  const context: EndpointContext = { store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix };
+  await app.register(authnPlugin, { authenticators: [...options.authenticators] });
+  await app.register(authzPlugin, { authorizers: [...options.authorizers] });
+  await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });
+  await app.register(discoveryPlugin);
+  await app.register(openapiPlugin);
+  registerResourceRoutes(app, context);
+  return { app, cache };
+}

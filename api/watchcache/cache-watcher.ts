@@ -1,0 +1,75 @@
+// Owns: one watcher's bounded queue between the watch cache and an HTTP watch response. The
+// cache offers events synchronously; the HTTP side pulls them as an async iterator. When the
+// queue is full the watcher is terminated (the client reconnects and resumes from its last
+// resourceVersion), so one slow client never slows the others or grows memory without bound.
+import type { ChangeEvent } from '../../actors/index.ts';
+
+/**
+ * Events a watcher may have queued. kube-apiserver's cacheWatcher channel holds 10–1000
+ * events depending on the resource; 1000 absorbs a burst for a client reading at normal speed.
+ */
+export const watcherQueueMax = 1_000;
+
+export interface WatchFilter {
+  /** Whether the watcher is interested in this event at all (its collection). */
+  matches(event: ChangeEvent): boolean;
+}
+
+export class WatcherOverflowError extends Error {
+  constructor() {
+    super(`watcher fell more than ${watcherQueueMax} events behind and was closed; resume from the last resourceVersion`);
+    this.name = 'WatcherOverflowError';
+  }
+}
+
+export class CacheWatcher implements AsyncIterable<ChangeEvent> {
+  readonly #filter: WatchFilter;
+  readonly #onClose: () => void;
+  readonly #queue: ChangeEvent[] = [];
+  #wake: (() => void) | undefined;
+  #closed = false;
+  /** Why the watcher ended: undefined for a normal close. Never rejects. */
+  #closeReason: Error | undefined;
+
+  constructor(filter: WatchFilter, onClose: () => void) {
+    this.#filter = filter;
+    this.#onClose = onClose;
+  }
+
+  offer(event: ChangeEvent): void {
+    if (this.#closed || !this.#filter.matches(event)) return;
+    if (this.#queue.length >= watcherQueueMax) {
+      this.terminate(new WatcherOverflowError());
+      return;
+    }
+    this.#queue.push(event);
+    this.#wake?.();
+  }
+
+  terminate(reason: Error | undefined): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closeReason = reason;
+    this.#onClose();
+    this.#wake?.();
+  }
+
+  get closeReason(): Error | undefined {
+    return this.#closeReason;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<ChangeEvent> {
+    while (true) {
+      const next = this.#queue.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      if (this.#closed) return;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = undefined;
+    }
+  }
+}

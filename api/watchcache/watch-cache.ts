@@ -1,0 +1,114 @@
+// Owns: the API tier's window of recent change events and the watchers fed from it (the
+// design of kube-apiserver's cacher/watch_cache): a bounded ring of events in revision order,
+// "events after R" for watch resumption (410 Gone when R has left the window), lists at an
+// exact past revision (by rolling the current state back through the window), and fan-out to
+// watchers whose queues are bounded (a watcher that cannot keep up is terminated, never
+// waited on). Fed by StoreClient.subscribe; must not talk to the store any other way.
+import type { ChangeEvent, CollectionKey, KubeObject } from '../../actors/index.ts';
+import { collectionPrefix, keyString } from '../../actors/index.ts';
+import type { StoreClient } from '../store-client.ts';
+import { CacheWatcher } from './cache-watcher.ts';
+import type { WatchFilter } from './cache-watcher.ts';
+
+/**
+ * Events kept for resumption. kube-apiserver keeps 5 minutes of history (spec, Limits); a
+ * count bound keeps memory finite under a write burst: 50k events of ~1 KiB objects is
+ * ~50 MiB, and at the ~3k writes/s a single member sustains it still covers ~15 s of burst.
+ */
+export const cachedEventsMax = 50_000;
+
+export type EventsAfter = { readonly type: 'events'; readonly events: readonly ChangeEvent[] } | { readonly type: 'expired'; readonly oldestRevision: number };
+
+export class WatchCache {
+  readonly #store: StoreClient;
+  readonly #events: ChangeEvent[] = [];
+  /** Every event with revision > #startRevision is in #events (until evicted). */
+  #startRevision: number;
+  readonly #watchers = new Set<CacheWatcher>();
+  readonly #unsubscribe: () => void;
+
+  constructor(store: StoreClient) {
+    this.#store = store;
+    this.#startRevision = store.currentRevision();
+    this.#unsubscribe = store.subscribe((events) => this.#onEvents(events));
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    for (const watcher of this.#watchers) watcher.terminate(undefined);
+    this.#watchers.clear();
+  }
+
+  /** The revision the cache (and the store) has reached. */
+  revision(): number {
+    return this.#store.currentRevision();
+  }
+
+  /** Oldest revision R from which "events after R" can still be served. */
+  oldestResumableRevision(): number {
+    return this.#startRevision;
+  }
+
+  eventsAfter(revision: number): EventsAfter {
+    if (revision < this.#startRevision) return { type: 'expired', oldestRevision: this.#startRevision };
+    return { type: 'events', events: this.#events.filter((event) => event.revision > revision) };
+  }
+
+  /**
+   * The collection as it was at `revision` (items in key order), or 'expired' when the window
+   * no longer reaches back that far. Synchronous, so the current state and the window agree.
+   */
+  listAt(collection: CollectionKey, revision: number): readonly KubeObject[] | 'expired' {
+    if (revision < this.#startRevision) return 'expired';
+    const current = this.#store.list(collection);
+    if (revision >= current.revision) return current.items;
+    const prefix = collectionPrefix(collection);
+    const objects = new Map<string, KubeObject>();
+    for (const item of current.items) objects.set(itemKey(item, collection), item);
+    for (let position = this.#events.length - 1; position >= 0; position--) {
+      const event = this.#events[position]!;
+      if (event.revision <= revision) break;
+      const key = keyString(event.key);
+      if (!key.startsWith(prefix)) continue;
+      if (event.type === 'ADDED') objects.delete(key);
+      else if (event.previous) objects.set(key, event.previous);
+    }
+    return [...objects.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => object);
+  }
+
+  /**
+   * Registers a watcher that receives every matching event after `revision`. Registration and
+   * the backlog happen in one synchronous step, so no event falls between them.
+   */
+  watch(revision: number, filter: WatchFilter): CacheWatcher | 'expired' {
+    const backlog = this.eventsAfter(revision);
+    if (backlog.type === 'expired') return 'expired';
+    const watcher = new CacheWatcher(filter, () => this.#watchers.delete(watcher));
+    for (const event of backlog.events) watcher.offer(event);
+    this.#watchers.add(watcher);
+    return watcher;
+  }
+
+  watcherCount(): number {
+    return this.#watchers.size;
+  }
+
+  #onEvents(events: readonly ChangeEvent[]): void {
+    for (const event of events) {
+      this.#events.push(event);
+      for (const watcher of this.#watchers) watcher.offer(event);
+    }
+    const excess = this.#events.length - cachedEventsMax;
+    if (excess > 0) {
+      this.#startRevision = this.#events[excess - 1]!.revision;
+      this.#events.splice(0, excess);
+    }
+  }
+}
+
+function itemKey(item: KubeObject, collection: CollectionKey): string {
+  return keyString({
+    group: collection.group, resource: collection.resource,
+    namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '',
+  });
+}

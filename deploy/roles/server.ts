@@ -1,0 +1,71 @@
+// Owns: wiring of the all-in-one `kstore server` role: certificates and the admin kubeconfig,
+// the single-member store, the API tier over HTTPS, the system namespaces that exist from the
+// first start, and graceful shutdown on SIGTERM/SIGINT. Wiring only: no logic of its own.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { buildServer, certificateAuthenticator, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import type { ServerFlags } from '../cli.ts';
+import { openLocalStore } from '../local-store.ts';
+import type { LocalStore } from '../local-store.ts';
+import { writeAdminKubeconfig } from '../kubeconfig.ts';
+import { ensurePki } from '../pki.ts';
+
+/** Namespaces kube-apiserver's system namespace controller keeps present. */
+export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
+
+const leaderWaitMs = 10_000;
+
+async function ensureSystemNamespaces(store: LocalStore, client: StoreClient): Promise<void> {
+  for (const name of systemNamespaces) {
+    const key = { group: '', resource: 'namespaces', namespace: '', name };
+    if (store.state.get(key)) continue;
+    const now = formatTime(new Date());
+    const object = {
+      apiVersion: 'v1', kind: 'Namespace',
+      metadata: { name, uid: randomUUID(), creationTimestamp: now, labels: { 'kubernetes.io/metadata.name': name } },
+      spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
+    };
+    const result = await client.propose({ type: 'create', key, object, at: now });
+    if (result.type !== 'stored' && result.type !== 'alreadyExists') throw new Error(`could not create namespace ${name}: ${result.type}`);
+  }
+}
+
+function urlHost(address: string): string {
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+export async function runServer(flags: ServerFlags): Promise<void> {
+  const dataDir = path.resolve(flags.dataDir);
+  const pki = await ensurePki(dataDir, flags.tlsSans);
+  const store = await openLocalStore({ id: 'kstore-0', dataDir: path.join(dataDir, 'raft') });
+  await store.node.waitForLeader(leaderWaitMs);
+  const client = new StoreClient(store.backend);
+  await ensureSystemNamespaces(store, client);
+  const { app } = await buildServer({
+    store: client,
+    tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
+    authenticators: [certificateAuthenticator],
+    authorizers: [systemMastersAuthorizer],
+    readyz: [{ name: 'store-leader', check: async () => {
+      if (!client.ready()) throw new Error('no raft leader');
+    } }],
+  });
+  const address = await app.listen({ port: flags.port, host: flags.bindAddress });
+  const port = new URL(address).port;
+  const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
+  const kubeconfig = await writeAdminKubeconfig(dataDir, `https://${urlHost(connectHost)}:${port}`, pki);
+  process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
+  process.stdout.write(`kstore ready: serving https://${urlHost(connectHost)}:${port} (data dir ${dataDir}, revision ${client.currentRevision()})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  await app.close();
+  await store.close();
+  process.stdout.write('kstore stopped\n');
+}
