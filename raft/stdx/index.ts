@@ -2,3 +2,5 @@
 export { assert, unreachable, AssertionError } from './assert.ts';
 export { index, term } from './brand.ts';
 export type { Index, Term } from './brand.ts';
+export { createRng } from './rng.ts';
+export type { Rng } from './rng.ts';

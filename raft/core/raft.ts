@@ -1,0 +1,275 @@
+// Owns: one member's Raft protocol state, term handling, role transitions and the common part
+// of step(). Pure: no I/O, no clock (time is tick()), randomness only from the injected rng.
+// Role-specific handling lives in step-leader.ts, step-candidate.ts and step-follower.ts;
+// sending appends lives in replication.ts. Must not be used directly by the driver: RawNode is
+// the facade that batches effects into a Ready.
+import { assert, unreachable } from '../stdx/index.ts';
+import type { Rng } from '../stdx/index.ts';
+import { RaftLog } from './log.ts';
+import { Progress } from './progress.ts';
+import { hasQuorum, quorumValue, voteOutcome } from './quorum.ts';
+import { ReadOnlyQueue } from './read-only.ts';
+import { broadcastAppend, broadcastHeartbeat } from './replication.ts';
+import { stepCandidate } from './step-candidate.ts';
+import { handleRequestVote, stepFollower } from './step-follower.ts';
+import { stepLeader } from './step-leader.ts';
+import type { Message, NodeId, ReadState, RestoredState, Role } from './types.ts';
+
+export interface RaftConfig {
+  readonly id: NodeId;
+  /** All voters including this member. */
+  readonly voters: readonly NodeId[];
+  /** Base election timeout; the effective one is random in [electionTicks, 2 × electionTicks). */
+  readonly electionTicks: number;
+  readonly heartbeatTicks: number;
+  readonly rng: Rng;
+  readonly restored: RestoredState;
+  /** Index the state machine has already applied (from its own snapshot), 0 if none. */
+  readonly appliedIndex: number;
+}
+
+export class Raft {
+  readonly id: NodeId;
+  readonly voters: readonly NodeId[];
+  readonly log: RaftLog;
+  readonly reads = new ReadOnlyQueue();
+  term: number;
+  vote: NodeId | undefined;
+  leaderId: NodeId | undefined = undefined;
+  role: Role = 'follower';
+  electionElapsed = 0;
+  heartbeatElapsed = 0;
+  randomizedElectionTimeout = 0;
+  votes = new Map<NodeId, boolean>();
+  progress = new Map<NodeId, Progress>();
+  /** Leader broadcast round; raised for each ReadIndex batch, echoed by followers. */
+  round = 0;
+  readStates: ReadState[] = [];
+  #outbox: Message[] = [];
+  readonly #config: RaftConfig;
+
+  constructor(config: RaftConfig) {
+    assertConfig(config);
+    this.#config = config;
+    this.id = config.id;
+    this.voters = [...config.voters];
+    const { hardState, entries } = config.restored;
+    this.log = new RaftLog(entries, hardState.commit, config.appliedIndex);
+    this.term = hardState.term;
+    this.vote = hardState.vote;
+    this.#resetElectionTimer();
+  }
+
+  get heartbeatTicks(): number {
+    return this.#config.heartbeatTicks;
+  }
+
+  get electionTicks(): number {
+    return this.#config.electionTicks;
+  }
+
+  peers(): NodeId[] {
+    return this.voters.filter((voter) => voter !== this.id);
+  }
+
+  isSingleVoter(): boolean {
+    return this.voters.length === 1 && this.voters[0] === this.id;
+  }
+
+  send(message: Message): void {
+    assert(message.from === this.id, 'messages are sent from this member');
+    assert(message.to !== this.id, 'a member never messages itself');
+    this.#outbox.push(message);
+  }
+
+  takeMessages(): Message[] {
+    const messages = this.#outbox;
+    this.#outbox = [];
+    return messages;
+  }
+
+  hasMessages(): boolean {
+    return this.#outbox.length > 0;
+  }
+
+  tick(): void {
+    if (this.role === 'leader') this.#tickLeader();
+    else this.#tickElection();
+  }
+
+  step(message: Message): void {
+    assert(message.to === this.id, `message for ${message.to} delivered to ${this.id}`);
+    if (!this.voters.includes(message.from)) return; // not a member of this group: ignore
+    if (message.term > this.term) {
+      this.becomeFollower(message.term, message.type === 'appendEntries' ? message.from : undefined);
+    } else if (message.term < this.term) {
+      this.#answerStaleTerm(message);
+      return;
+    }
+    assert(message.term === this.term, 'terms reconciled');
+    if (message.type === 'requestVote') {
+      handleRequestVote(this, message);
+      return;
+    }
+    this.#stepRole(message);
+  }
+
+  campaign(): void {
+    assert(this.role !== 'leader', 'a leader does not campaign');
+    this.becomeCandidate();
+    if (voteOutcome(this.voters, this.votes) === 'won') {
+      this.becomeLeader();
+      return;
+    }
+    for (const peer of this.peers()) {
+      this.send({
+        type: 'requestVote', from: this.id, to: peer, term: this.term,
+        lastLogIndex: this.log.lastIndex(), lastLogTerm: this.log.lastTerm(),
+      });
+    }
+  }
+
+  becomeFollower(term: number, leaderId: NodeId | undefined): void {
+    assert(term >= this.term, `term must not go back: ${this.term} -> ${term}`);
+    if (term > this.term) {
+      this.term = term;
+      this.vote = undefined;
+    }
+    this.role = 'follower';
+    this.leaderId = leaderId;
+    this.#resetRoleState();
+  }
+
+  becomeCandidate(): void {
+    assert(this.role !== 'leader', 'invalid transition leader -> candidate');
+    this.term += 1;
+    this.vote = this.id;
+    this.role = 'candidate';
+    this.leaderId = undefined;
+    this.#resetRoleState();
+    this.votes.set(this.id, true);
+  }
+
+  becomeLeader(): void {
+    assert(this.role === 'candidate', `invalid transition ${this.role} -> leader`);
+    assert(this.vote === this.id, 'a leader voted for itself');
+    this.role = 'leader';
+    this.leaderId = this.id;
+    this.#resetRoleState();
+    for (const peer of this.peers()) this.progress.set(peer, new Progress(this.log.lastIndex() + 1));
+    // The no-op lets the new leader commit, and so learn the commit index, in its own term (§5.4.2).
+    this.log.append([{ index: this.log.lastIndex() + 1, term: this.term, data: new Uint8Array(0) }]);
+    broadcastAppend(this);
+  }
+
+  /** Leader only: advance commit to what a quorum has persisted, if that is of this term. */
+  maybeCommit(): boolean {
+    assert(this.role === 'leader', 'only a leader commits by counting');
+    const matches = this.voters.map((voter) => (voter === this.id ? this.log.stableIndex : this.progress.get(voter)!.match));
+    const candidate = quorumValue(matches);
+    // §5.4.2: never commit an entry of an earlier term by counting replicas.
+    if (candidate <= this.log.commitIndex || this.log.termAt(candidate) !== this.term) return false;
+    const firstCommitOfTerm = this.log.termAt(this.log.commitIndex) !== this.term;
+    this.log.commitTo(candidate);
+    if (firstCommitOfTerm) this.#startWaitingReads();
+    return true;
+  }
+
+  /** Leader only: the round a quorum (counting this member) has confirmed. */
+  confirmedRound(): number {
+    const rounds = this.voters.map((voter) => (voter === this.id ? this.round : this.progress.get(voter)!.ackedRound));
+    return quorumValue(rounds);
+  }
+
+  /** Leader only: take a read point now or once the leader has committed in its term. */
+  readIndex(requestId: number): boolean {
+    assert(this.role === 'leader', 'readIndex is served by the leader');
+    if (this.log.termAt(this.log.commitIndex) !== this.term) return this.reads.waitForCommit(requestId);
+    this.round += 1;
+    if (!this.reads.add(requestId, this.log.commitIndex, this.round)) return false;
+    if (this.isSingleVoter()) this.readStates.push(...this.reads.release(this.round));
+    else broadcastHeartbeat(this);
+    return true;
+  }
+
+  /** Called by RawNode after the driver made entries durable (the leader's own match). */
+  onPersisted(): void {
+    if (this.role !== 'leader') return;
+    if (this.maybeCommit() && !this.isSingleVoter()) broadcastHeartbeat(this);
+  }
+
+  #startWaitingReads(): void {
+    for (const requestId of this.reads.takeWaiting()) this.readIndex(requestId);
+  }
+
+  #stepRole(message: Message): void {
+    switch (this.role) {
+      case 'leader': stepLeader(this, message); return;
+      case 'candidate': stepCandidate(this, message); return;
+      case 'follower': stepFollower(this, message); return;
+      default: unreachable(this.role);
+    }
+  }
+
+  #answerStaleTerm(message: Message): void {
+    // Tell a deposed leader or stale candidate about the newer term so it steps down (§5.1).
+    if (message.type === 'appendEntries') {
+      this.send({
+        type: 'appendResponse', from: this.id, to: message.from, term: this.term, success: false,
+        rejectedIndex: message.prevLogIndex, hintIndex: this.log.lastIndex(), round: message.round,
+      });
+    } else if (message.type === 'requestVote') {
+      this.send({ type: 'voteResponse', from: this.id, to: message.from, term: this.term, granted: false });
+    }
+  }
+
+  #tickElection(): void {
+    this.electionElapsed += 1;
+    // A sole voter needs nobody's vote: it campaigns at once instead of waiting out a timeout.
+    if (this.isSingleVoter() || this.electionElapsed >= this.randomizedElectionTimeout) this.campaign();
+  }
+
+  #tickLeader(): void {
+    this.heartbeatElapsed += 1;
+    this.electionElapsed += 1;
+    if (this.electionElapsed >= this.electionTicks) {
+      this.electionElapsed = 0;
+      if (!this.#checkQuorum()) return;
+    }
+    if (this.heartbeatElapsed >= this.heartbeatTicks) {
+      this.heartbeatElapsed = 0;
+      for (const progress of this.progress.values()) progress.onHeartbeat();
+      broadcastHeartbeat(this);
+    }
+  }
+
+  /** Check quorum: a leader that has not heard from a majority for an election timeout steps
+   *  down, so a partitioned leader stops accepting proposals it can never commit. */
+  #checkQuorum(): boolean {
+    const active = hasQuorum(this.voters, (voter) => voter === this.id || this.progress.get(voter)!.recentActive);
+    for (const progress of this.progress.values()) progress.recentActive = false;
+    if (!active) this.becomeFollower(this.term, undefined);
+    return active;
+  }
+
+  #resetRoleState(): void {
+    this.#resetElectionTimer();
+    this.heartbeatElapsed = 0;
+    this.votes = new Map();
+    this.progress = new Map();
+    this.reads.clear();
+  }
+
+  #resetElectionTimer(): void {
+    this.electionElapsed = 0;
+    this.randomizedElectionTimeout = this.#config.rng.intBetween(this.#config.electionTicks, 2 * this.#config.electionTicks);
+  }
+}
+
+function assertConfig(config: RaftConfig): void {
+  assert(config.voters.includes(config.id), `member ${config.id} is not among the voters`);
+  assert(new Set(config.voters).size === config.voters.length, 'voter ids must be unique');
+  assert(Number.isSafeInteger(config.electionTicks) && config.electionTicks >= 1, 'electionTicks must be >= 1');
+  assert(Number.isSafeInteger(config.heartbeatTicks) && config.heartbeatTicks >= 1, 'heartbeatTicks must be >= 1');
+  assert(config.heartbeatTicks < config.electionTicks || config.voters.length === 1, 'heartbeats must be more frequent than elections');
+}

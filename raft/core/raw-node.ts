@@ -1,0 +1,144 @@
+// Owns: RawNode, the single-threaded facade the driver uses (etcd's RawNode): tick, step,
+// propose, readIndex, then ready()/advance() to collect effects. Pure; not reentrant.
+// Must not be stepped, ticked or proposed to between ready() and advance(): the driver buffers
+// inputs while it persists, which keeps the unstable-log bookkeeping trivially correct.
+import { assert } from '../stdx/index.ts';
+import { committedEntriesPerReadyMax, entryDataBytesMax } from './limits.ts';
+import { Raft } from './raft.ts';
+import type { RaftConfig } from './raft.ts';
+import type { Ready } from './ready.ts';
+import { broadcastAppend } from './replication.ts';
+import type { Entry, HardState, Message, NodeId, Role } from './types.ts';
+
+export type ProposeResult =
+  | { readonly accepted: true; readonly firstIndex: number; readonly term: number }
+  | { readonly accepted: false; readonly leaderId: NodeId | undefined };
+
+export interface CoreStatus {
+  readonly id: NodeId;
+  readonly role: Role;
+  readonly term: number;
+  readonly leaderId: NodeId | undefined;
+  readonly commitIndex: number;
+  readonly appliedIndex: number;
+  readonly stableIndex: number;
+  readonly lastIndex: number;
+}
+
+export class RawNode {
+  readonly #raft: Raft;
+  #persistedHardState: HardState;
+  #outstanding: Ready | undefined = undefined;
+
+  constructor(config: RaftConfig) {
+    this.#raft = new Raft(config);
+    this.#persistedHardState = this.#hardState();
+  }
+
+  tick(): void {
+    this.#assertNoReadyOutstanding('tick');
+    this.#raft.tick();
+  }
+
+  step(message: Message): void {
+    this.#assertNoReadyOutstanding('step');
+    this.#raft.step(message);
+  }
+
+  /** Starts an election now (a sole voter wins it at once). No-op for a leader. */
+  campaign(): void {
+    this.#assertNoReadyOutstanding('campaign');
+    if (this.#raft.role !== 'leader') this.#raft.campaign();
+  }
+
+  propose(data: Uint8Array): ProposeResult {
+    return this.proposeBatch([data]);
+  }
+
+  /** Appends all `payloads` as consecutive entries and sends them in one append per follower. */
+  proposeBatch(payloads: readonly Uint8Array[]): ProposeResult {
+    this.#assertNoReadyOutstanding('propose');
+    assert(payloads.length > 0, 'empty proposal batch');
+    const raft = this.#raft;
+    if (raft.role !== 'leader') return { accepted: false, leaderId: raft.leaderId };
+    const firstIndex = raft.log.lastIndex() + 1;
+    const entries = payloads.map((data, offset): Entry => {
+      assert(data.byteLength <= entryDataBytesMax, `entry of ${data.byteLength} bytes over the limit`);
+      return { index: firstIndex + offset, term: raft.term, data };
+    });
+    raft.log.append(entries);
+    broadcastAppend(raft);
+    return { accepted: true, firstIndex, term: raft.term };
+  }
+
+  /** Requests a linearizable read point; false when not leader or the read queue is full. */
+  readIndex(requestId: number): boolean {
+    this.#assertNoReadyOutstanding('readIndex');
+    if (this.#raft.role !== 'leader') return false;
+    return this.#raft.readIndex(requestId);
+  }
+
+  hasReady(): boolean {
+    const raft = this.#raft;
+    return raft.hasMessages() || raft.readStates.length > 0 || raft.log.hasCommittedToApply()
+      || raft.log.stableIndex < raft.log.lastIndex() || !sameHardState(this.#hardState(), this.#persistedHardState);
+  }
+
+  ready(): Ready {
+    this.#assertNoReadyOutstanding('ready');
+    const raft = this.#raft;
+    const hardState = this.#hardState();
+    const changed = !sameHardState(hardState, this.#persistedHardState);
+    const entries = raft.log.unstableEntries();
+    const ready: Ready = {
+      hardState: changed ? hardState : undefined,
+      entries,
+      mustSync: entries.length > 0 || hardState.term !== this.#persistedHardState.term || hardState.vote !== this.#persistedHardState.vote,
+      messages: raft.takeMessages(),
+      committedEntries: raft.log.committedToApply(committedEntriesPerReadyMax),
+      readStates: raft.readStates,
+    };
+    raft.readStates = [];
+    this.#outstanding = ready;
+    return ready;
+  }
+
+  /** The driver finished the Ready: persisted, sent, applied. */
+  advance(): void {
+    const ready = this.#outstanding;
+    assert(ready !== undefined, 'advance() without an outstanding ready()');
+    this.#outstanding = undefined;
+    const lastEntry = ready.entries.at(-1);
+    if (lastEntry !== undefined) this.#raft.log.stableTo(lastEntry.index, lastEntry.term);
+    const lastApplied = ready.committedEntries.at(-1);
+    if (lastApplied !== undefined) this.#raft.log.appliedTo(lastApplied.index);
+    if (ready.hardState !== undefined) this.#persistedHardState = ready.hardState;
+    this.#raft.onPersisted();
+  }
+
+  status(): CoreStatus {
+    const raft = this.#raft;
+    return {
+      id: raft.id, role: raft.role, term: raft.term, leaderId: raft.leaderId,
+      commitIndex: raft.log.commitIndex, appliedIndex: raft.log.appliedIndex,
+      stableIndex: raft.log.stableIndex, lastIndex: raft.log.lastIndex(),
+    };
+  }
+
+  /** Read-only access to the log for tests and diagnostics. */
+  entryAt(index: number): Entry {
+    return this.#raft.log.entryAt(index);
+  }
+
+  #hardState(): HardState {
+    return { term: this.#raft.term, vote: this.#raft.vote, commit: this.#raft.log.commitIndex };
+  }
+
+  #assertNoReadyOutstanding(operation: string): void {
+    assert(this.#outstanding === undefined, `${operation}() between ready() and advance()`);
+  }
+}
+
+function sameHardState(left: HardState, right: HardState): boolean {
+  return left.term === right.term && left.vote === right.vote && left.commit === right.commit;
+}

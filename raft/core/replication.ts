@@ -1,0 +1,55 @@
+// Owns: how a leader sends appends and heartbeats to followers (Raft paper §5.3). Pure.
+// Must not change roles or terms: it only reads the log and updates Progress bookkeeping.
+import { assert } from '../stdx/index.ts';
+import { entriesPerAppendMax } from './limits.ts';
+import type { Raft } from './raft.ts';
+import type { NodeId } from './types.ts';
+
+/** Sends new entries to every follower that has room for them (after a proposal). */
+export function broadcastAppend(raft: Raft): void {
+  for (const peer of raft.peers()) sendAppendIfReady(raft, peer);
+}
+
+/**
+ * Sends every follower either its next entries or, when there is nothing to send or no room,
+ * an empty append at its match point. That carries the commit index and the broadcast round and
+ * resets the follower's election timer.
+ */
+export function broadcastHeartbeat(raft: Raft): void {
+  for (const peer of raft.peers()) {
+    if (!sendAppendIfReady(raft, peer)) sendHeartbeat(raft, peer);
+  }
+}
+
+/** Sends entries (or a probe) to `peer` if its progress allows; returns whether it sent. */
+export function sendAppendIfReady(raft: Raft, peer: NodeId): boolean {
+  const progress = raft.progress.get(peer);
+  assert(progress !== undefined, `no progress for ${peer}`);
+  assert(raft.role === 'leader', 'only a leader replicates');
+  if (!progress.canSendEntries()) return false;
+  const hasNewEntries = progress.next <= raft.log.lastIndex();
+  if (!hasNewEntries && progress.state === 'replicate') return false;
+  const prevLogIndex = progress.next - 1;
+  const prevLogTerm = raft.log.termAt(prevLogIndex);
+  assert(prevLogTerm !== undefined, `follower ${peer} next ${progress.next} beyond leader log`);
+  const entries = hasNewEntries ? raft.log.entriesFrom(progress.next, entriesPerAppendMax) : [];
+  raft.send({
+    type: 'appendEntries', from: raft.id, to: peer, term: raft.term,
+    prevLogIndex, prevLogTerm, entries, commit: raft.log.commitIndex, round: raft.round,
+  });
+  progress.sentAppend(prevLogIndex + entries.length);
+  return true;
+}
+
+function sendHeartbeat(raft: Raft, peer: NodeId): void {
+  const progress = raft.progress.get(peer);
+  assert(progress !== undefined, `no progress for ${peer}`);
+  const prevLogTerm = raft.log.termAt(progress.match);
+  assert(prevLogTerm !== undefined, `follower ${peer} match ${progress.match} beyond leader log`);
+  // prevLogIndex = match always passes the follower's consistency check, so the follower
+  // commits min(leader commit, match): only what it provably shares with the leader.
+  raft.send({
+    type: 'appendEntries', from: raft.id, to: peer, term: raft.term,
+    prevLogIndex: progress.match, prevLogTerm, entries: [], commit: raft.log.commitIndex, round: raft.round,
+  });
+}

@@ -1,0 +1,29 @@
+// Owns: leader message handling: append acknowledgements (match/next bookkeeping, commit,
+// ReadIndex confirmation) and backtracking on rejection. Pure; called only from Raft.step with
+// `message.term === raft.term`.
+import { assert } from '../stdx/index.ts';
+import type { Raft } from './raft.ts';
+import { broadcastHeartbeat, sendAppendIfReady } from './replication.ts';
+import type { AppendResponse, Message } from './types.ts';
+
+export function stepLeader(raft: Raft, message: Message): void {
+  assert(raft.role === 'leader', 'stepLeader on a non-leader');
+  // Election Safety (§5.2): at most one leader per term.
+  assert(message.type !== 'appendEntries', `two leaders in term ${raft.term}: ${raft.id} and ${message.from}`);
+  if (message.type === 'appendResponse') handleAppendResponse(raft, message);
+}
+
+function handleAppendResponse(raft: Raft, message: AppendResponse): void {
+  const progress = raft.progress.get(message.from);
+  if (progress === undefined) return;
+  progress.recentActive = true;
+  progress.ackedRound = Math.max(progress.ackedRound, message.round);
+  if (message.success) {
+    assert(message.matchIndex <= raft.log.lastIndex(), `follower matched ${message.matchIndex} beyond our log`);
+    if (progress.accept(message.matchIndex) && raft.maybeCommit()) broadcastHeartbeat(raft);
+    else sendAppendIfReady(raft, message.from);
+  } else if (progress.reject(message.rejectedIndex, message.hintIndex)) {
+    sendAppendIfReady(raft, message.from);
+  }
+  if (raft.role === 'leader') raft.readStates.push(...raft.reads.release(raft.confirmedRound()));
+}
