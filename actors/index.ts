@@ -3,5 +3,18 @@ export type { KubeObject, ObjectMeta, ObjectKey, CollectionKey, JsonValue } from
 export { keyString, collectionPrefix } from './object.ts';
 export type { Command, CommandEnvelope, CreateCommand, UpdateCommand, DeleteCommand, NoopCommand, Preconditions } from './commands.ts';
 export { encodeCommand, decodeCommand, commandVersion } from './commands.ts';
+export type { DecodeResult } from './command-check.ts';
+export { tryDecodeCommand } from './command-check.ts';
 export type { CommandResult } from './results.ts';
 export type { ChangeEvent, ChangeType } from './events.ts';
+export { ClusterState, snapshotVersion } from './cluster-state.ts';
+export type { ChangeListener, Lifecycle, ListResult } from './cluster-state.ts';
+export { applyCommand, createStoreState, defaultStoreLimits } from './apply.ts';
+export type { ApplyOutcome, StoreLimits, StoreState } from './apply.ts';
+export type { EventsSince } from './mvcc/history.ts';
+export { historyWindowMillis, historyEventsMaxDefault } from './mvcc/history.ts';
+export { sessionsMaxDefault } from './sessions.ts';
+export { transitionsMax, conflictMessage } from './resource-actor.ts';
+export type { LifecycleTransition } from './resource-actor.ts';
+export { deletionMachine } from './machines/deletion.ts';
+export type { DeletionStateName, DeletionContext, DeletionEvent } from './machines/deletion.ts';

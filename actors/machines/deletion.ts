@@ -1,0 +1,131 @@
+// Owns: the deletion lifecycle of one stored object as an xstate v5 machine
+// (live → finalizing → removed), and the only ways actors/ drives it: pure transitions
+// (`initialTransition`, `transition`) over a persisted snapshot kept as plain JSON in the
+// object's record, restored with `resolveState`.
+//
+// Must not: run actors, use `after`/`invoke`/`spawn` (timers and generated ids break replica
+// determinism), read a clock (time arrives as `event.at`), or execute the returned actions
+// (there are none; we discard them).
+//
+// Transition table:
+//   live        DELETE (finalizers remain)       → finalizing  deletionTimestamp := at
+//   live        DELETE (no finalizers)           → removed     deletionTimestamp := at
+//   live        FINALIZERS_CHANGED               → live        finalizers := event.finalizers
+//   finalizing  FINALIZERS_CHANGED (some remain) → finalizing  finalizers := event.finalizers
+//   finalizing  FINALIZERS_CHANGED (none remain) → removed     finalizers := []
+//   finalizing  DELETE                           → finalizing  (nothing changes: first delete wins)
+//   removed     (final; every event ignored)
+//
+// Cost: the public `transition()` builds a throwaway inert actor per call (~25 µs, see
+// STACK-NOTES §1). The reused-scope call is 5× faster but relies on xstate internals that are
+// not exported (`createInertActorScope`), so we keep the public API; the machine runs only on
+// create, delete and finalizer changes, not on every update.
+import { assign, initialTransition, setup, transition } from 'xstate';
+import { assert } from '../../raft/stdx/index.ts';
+import { deepFreeze } from '../json.ts';
+
+export type DeletionStateName = 'live' | 'finalizing' | 'removed';
+
+export interface DeletionContext {
+  readonly finalizers: readonly string[];
+  /** Proposer time of the first DELETE (RFC 3339), null while live. */
+  readonly deletionTimestamp: string | null;
+}
+
+export type DeletionEvent =
+  | { readonly type: 'DELETE'; readonly at: string }
+  | { readonly type: 'FINALIZERS_CHANGED'; readonly finalizers: readonly string[] };
+
+export interface DeletionInput {
+  readonly finalizers: readonly string[];
+}
+
+/** The plain-JSON persisted form stored in each record (`machine.getPersistedSnapshot`). */
+export interface PersistedDeletion {
+  readonly status: string;
+  readonly value: DeletionStateName;
+  readonly context: DeletionContext;
+  readonly [field: string]: unknown;
+}
+
+export const deletionMachine = setup({
+  types: {} as {
+    context: DeletionContext;
+    events: DeletionEvent;
+    input: DeletionInput;
+  },
+  guards: {
+    deleteLeavesFinalizers: ({ context }) => context.finalizers.length > 0,
+    finalizersEmptied: ({ event }) => event.type === 'FINALIZERS_CHANGED' && event.finalizers.length === 0,
+  },
+  actions: {
+    recordDeletion: assign({
+      deletionTimestamp: ({ event }) => {
+        assert(event.type === 'DELETE', 'recordDeletion runs only on DELETE');
+        return event.at;
+      },
+    }),
+    recordFinalizers: assign({
+      finalizers: ({ event }) => {
+        assert(event.type === 'FINALIZERS_CHANGED', 'recordFinalizers runs only on FINALIZERS_CHANGED');
+        return [...event.finalizers];
+      },
+    }),
+  },
+}).createMachine({
+  id: 'deletion',
+  initial: 'live',
+  context: ({ input }) => ({ finalizers: [...input.finalizers], deletionTimestamp: null }),
+  states: {
+    live: {
+      on: {
+        DELETE: [
+          { guard: 'deleteLeavesFinalizers', target: 'finalizing', actions: 'recordDeletion' },
+          { target: 'removed', actions: 'recordDeletion' },
+        ],
+        FINALIZERS_CHANGED: { actions: 'recordFinalizers' },
+      },
+    },
+    finalizing: {
+      on: {
+        FINALIZERS_CHANGED: [
+          { guard: 'finalizersEmptied', target: 'removed', actions: 'recordFinalizers' },
+          { actions: 'recordFinalizers' },
+        ],
+      },
+    },
+    removed: { type: 'final' },
+  },
+});
+
+/**
+ * The persisted snapshot as plain JSON: xstate's object carries `output`/`error` keys set to
+ * undefined, which JSON drops; normalizing here keeps a fresh state and a restored one
+ * byte-identical when serialized. The result is deep-frozen (records are immutable).
+ */
+function persist(snapshot: ReturnType<typeof deletionMachine.resolveState>): PersistedDeletion {
+  const plain: unknown = JSON.parse(JSON.stringify(deletionMachine.getPersistedSnapshot(snapshot)));
+  const persisted = deepFreeze(plain as PersistedDeletion);
+  assert(isStateName(persisted.value), `deletion machine state must be a known name, got ${String(persisted.value)}`);
+  return persisted;
+}
+
+function isStateName(value: unknown): value is DeletionStateName {
+  return value === 'live' || value === 'finalizing' || value === 'removed';
+}
+
+/** The persisted snapshot of a newly created object's lifecycle. */
+export function initialDeletion(input: DeletionInput): PersistedDeletion {
+  const [snapshot] = initialTransition(deletionMachine, input);
+  const persisted = persist(snapshot);
+  assert(persisted.value === 'live', 'a new object starts live');
+  return persisted;
+}
+
+/** Restores `persisted`, applies `event` purely, and returns the next persisted snapshot. */
+export function advanceDeletion(persisted: PersistedDeletion, event: DeletionEvent): PersistedDeletion {
+  assert(isStateName(persisted.value), 'persisted deletion snapshot must name a known state');
+  const restored = deletionMachine.resolveState({ value: persisted.value, context: persisted.context });
+  const [next] = transition(deletionMachine, restored, event);
+  return persist(next);
+}

@@ -1,0 +1,158 @@
+// Owns: one stored object's record — the object, its deletion-lifecycle machine (persisted
+// snapshot), and a short log of lifecycle transitions — and the pure functions that apply a
+// create, update or delete to it, including precondition checks (uid, resourceVersion).
+// Must not: touch the index, the history or sessions (apply.ts composes those), read a clock
+// (times are the proposer's `at`), or mutate a record: every change returns a new record
+// whose object is deep-frozen, so readers can hold stored objects without copying.
+import { assert } from '../raft/stdx/index.ts';
+import type { Preconditions } from './commands.ts';
+import { deepFreeze, jsonEqual } from './json.ts';
+import { advanceDeletion, initialDeletion } from './machines/deletion.ts';
+import type { DeletionEvent, DeletionStateName, PersistedDeletion } from './machines/deletion.ts';
+import type { KubeObject, ObjectKey, ObjectMeta } from './object.ts';
+
+/**
+ * Lifecycle transitions kept per record, newest last. 32 covers an object's whole
+ * deletion story (create, delete, each finalizer change) with room to spare, which is what
+ * the lifecycle inspector shows; a bound is needed because an object whose finalizers churn
+ * would otherwise grow its record (and every snapshot) without limit. Overflow: the oldest
+ * entries are dropped.
+ */
+export const transitionsMax = 32;
+
+export interface LifecycleTransition {
+  /** 'CREATE' for the initial state, else the machine event type. */
+  readonly event: 'CREATE' | DeletionEvent['type'];
+  readonly from: DeletionStateName | null;
+  readonly to: DeletionStateName;
+  /** Raft index of the entry that caused it. */
+  readonly revision: number;
+  /** Proposer time of that entry's command (RFC 3339). */
+  readonly at: string;
+}
+
+export interface ResourceRecord {
+  readonly key: ObjectKey;
+  /** Deep-frozen; metadata.resourceVersion = String(index of the entry that last changed it). */
+  readonly object: KubeObject;
+  readonly lifecycle: PersistedDeletion;
+  readonly transitions: readonly LifecycleTransition[];
+}
+
+/** Outcome of a write to a record. `changed: false` means nothing was written (no event). */
+export type RecordChange =
+  | { readonly type: 'stored'; readonly record: ResourceRecord; readonly changed: boolean }
+  | { readonly type: 'finalizing'; readonly record: ResourceRecord; readonly changed: boolean }
+  /** `record` is the final state (object with resourceVersion = the removing entry). */
+  | { readonly type: 'removed'; readonly record: ResourceRecord }
+  | { readonly type: 'invalid'; readonly message: string };
+
+export const conflictMessage = 'the object has been modified; please apply your changes to the latest version and try again';
+
+/** The conflict message if `preconditions` do not hold for `object`, else null. */
+export function checkPreconditions(object: KubeObject, preconditions: Preconditions | undefined): string | null {
+  if (preconditions === undefined) return null;
+  const { uid, resourceVersion } = preconditions;
+  if (uid !== undefined && uid !== object.metadata.uid) {
+    return `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${object.metadata.uid ?? ''}`;
+  }
+  if (resourceVersion !== undefined && resourceVersion !== object.metadata.resourceVersion) return conflictMessage;
+  return null;
+}
+
+export function lifecycleState(record: ResourceRecord): DeletionStateName {
+  return record.lifecycle.value;
+}
+
+/** A new record for a created object. Takes ownership of `object` (it is frozen in place). */
+export function createRecord(key: ObjectKey, object: KubeObject, revision: number, at: string): ResourceRecord {
+  const metadata: ObjectMeta = { ...object.metadata, name: key.name, resourceVersion: String(revision) };
+  setNamespace(metadata, key.namespace);
+  delete metadata.deletionTimestamp; // server-owned: only a delete sets it
+  delete metadata.deletionGracePeriodSeconds;
+  const stored = deepFreeze({ ...object, metadata });
+  const lifecycle = initialDeletion({ finalizers: finalizersOf(stored) });
+  const transition: LifecycleTransition = { event: 'CREATE', from: null, to: 'live', revision, at };
+  return deepFreeze({ key, object: stored, lifecycle, transitions: [transition] });
+}
+
+/** Replaces the object of `record` with `object`, keeping server-owned metadata. */
+export function updateRecord(record: ResourceRecord, object: KubeObject, revision: number, at: string): RecordChange {
+  const candidate = withServerMetadata(object, record.object);
+  const added = addedFinalizers(record, candidate);
+  if (added.length > 0) {
+    return { type: 'invalid', message: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` };
+  }
+  if (jsonEqual(candidate, record.object)) return { type: 'stored', record, changed: false };
+  const stored = deepFreeze(withResourceVersion(candidate, revision));
+  const finalizers = finalizersOf(stored);
+  const next = sameList(finalizers, record.lifecycle.context.finalizers)
+    ? { ...record, object: stored }
+    : advance({ ...record, object: stored }, { type: 'FINALIZERS_CHANGED', finalizers }, revision, at);
+  const state = lifecycleState(next);
+  assert(state !== 'live' || stored.metadata.deletionTimestamp === undefined, 'a live object has no deletionTimestamp');
+  return state === 'removed' ? { type: 'removed', record: deepFreeze(next) } : { type: 'stored', record: deepFreeze(next), changed: true };
+}
+
+/** Deletes: removes at once without finalizers, else starts finalizing (first delete only). */
+export function deleteRecord(record: ResourceRecord, revision: number, at: string): RecordChange {
+  if (lifecycleState(record) === 'finalizing') return { type: 'finalizing', record, changed: false };
+  assert(lifecycleState(record) === 'live', 'only live and finalizing objects are stored');
+  const next = advance(record, { type: 'DELETE', at }, revision, at);
+  if (lifecycleState(next) === 'removed') {
+    return { type: 'removed', record: deepFreeze({ ...next, object: deepFreeze(withResourceVersion(record.object, revision)) }) };
+  }
+  assert(lifecycleState(next) === 'finalizing', 'a delete leaves an object finalizing or removed');
+  const metadata: ObjectMeta = { ...record.object.metadata, resourceVersion: String(revision), deletionTimestamp: at, deletionGracePeriodSeconds: 0 };
+  if (typeof metadata.generation === 'number' && metadata.generation > 0) metadata.generation += 1; // as kube's BeforeDelete
+  return { type: 'finalizing', record: deepFreeze({ ...next, object: deepFreeze({ ...record.object, metadata }) }), changed: true };
+}
+
+/** Runs one machine event and logs the transition (bounded). */
+function advance(record: ResourceRecord, event: DeletionEvent, revision: number, at: string): ResourceRecord {
+  const from = lifecycleState(record);
+  const lifecycle = advanceDeletion(record.lifecycle, event);
+  const transition: LifecycleTransition = { event: event.type, from, to: lifecycle.value, revision, at };
+  const transitions = [...record.transitions, transition].slice(-transitionsMax);
+  assert(transitions.length <= transitionsMax, 'transitions stay bounded');
+  return { ...record, lifecycle, transitions };
+}
+
+/** Metadata an update cannot change: the stored values win. */
+const serverOwnedFields: readonly string[] = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace', 'name'];
+
+/** `object` with uid, creationTimestamp, deletion fields, name and namespace of `stored`. */
+function withServerMetadata(object: KubeObject, stored: KubeObject): KubeObject {
+  const metadata: ObjectMeta = { ...object.metadata, resourceVersion: stored.metadata.resourceVersion };
+  for (const field of serverOwnedFields) {
+    const value = stored.metadata[field];
+    if (value === undefined) delete metadata[field];
+    else metadata[field] = value;
+  }
+  return { ...object, metadata };
+}
+
+function withResourceVersion(object: KubeObject, revision: number): KubeObject {
+  return { ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } };
+}
+
+function setNamespace(metadata: ObjectMeta, namespace: string): void {
+  if (namespace === '') delete metadata.namespace;
+  else metadata.namespace = namespace;
+}
+
+function finalizersOf(object: KubeObject): string[] {
+  const finalizers = object.metadata.finalizers;
+  return Array.isArray(finalizers) ? [...finalizers] : [];
+}
+
+/** Finalizers in `candidate` that the stored object lacks, if the object is being deleted. */
+function addedFinalizers(record: ResourceRecord, candidate: KubeObject): string[] {
+  if (lifecycleState(record) !== 'finalizing') return [];
+  const existing = new Set(record.lifecycle.context.finalizers);
+  return [...new Set(finalizersOf(candidate).filter((f) => !existing.has(f)))].sort();
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
