@@ -88,7 +88,8 @@ export class RaftLog {
       position += 1;
     }
     if (position < entries.length) {
-      this.#truncateFrom(entries[position]!.index);
+      const firstNew = entries[position]!.index;
+      if (firstNew <= this.lastIndex()) this.#truncateFrom(firstNew); // a conflict, not just new
       this.append(entries.slice(position));
     }
     return prevIndex + entries.length;

@@ -1,0 +1,93 @@
+// Owns: the on-disk record framing of the WAL and the encoding of entries and hard state.
+// Must not touch files. Frame, little-endian:
+//   [u32 length][u32 crc32 of the rest][u8 type][payload]      length = 1 + payload bytes
+// CRC-32 (IEEE) comes from node:zlib's crc32, available since Node 20.15 / 22.2, so no
+// hand-written checksum: the engines field requires Node >= 20.19.
+import { crc32 } from 'node:zlib';
+import { assert } from '../stdx/index.ts';
+import { entryDataBytesMax } from '../core/index.ts';
+import type { Entry, HardState } from '../core/index.ts';
+
+export const recordHeaderBytes = 8;
+/** Fixed part of an entry payload: u64 index, u64 term. */
+const entryFixedBytes = 16;
+/** Fixed part of a hard state payload: u64 term, u64 commit, u8 hasVote. */
+const hardStateFixedBytes = 17;
+/** Longest vote (node id) in bytes; node ids are short names, 255 is generous. */
+const voteBytesMax = 255;
+/**
+ * Longest framed body (type + payload) accepted when reading. Anything longer is garbage (a torn
+ * length field), which stops a bogus length from making recovery allocate or skip gigabytes.
+ */
+export const recordBodyBytesMax = 1 + entryFixedBytes + entryDataBytesMax;
+
+export const RecordType = { Entry: 1, HardState: 2 } as const;
+export type RecordType = (typeof RecordType)[keyof typeof RecordType];
+
+export type DecodedRecord =
+  | { readonly type: typeof RecordType.Entry; readonly entry: Entry }
+  | { readonly type: typeof RecordType.HardState; readonly hardState: HardState };
+
+export function encodeEntry(entry: Entry): Buffer {
+  assert(entry.data.byteLength <= entryDataBytesMax, `entry ${entry.index} too large to log`);
+  const payload = Buffer.alloc(entryFixedBytes + entry.data.byteLength);
+  payload.writeBigUInt64LE(BigInt(entry.index), 0);
+  payload.writeBigUInt64LE(BigInt(entry.term), 8);
+  payload.set(entry.data, entryFixedBytes);
+  return frame(RecordType.Entry, payload);
+}
+
+export function encodeHardState(hardState: HardState): Buffer {
+  const vote = Buffer.from(hardState.vote ?? '', 'utf8');
+  assert(vote.length <= voteBytesMax, 'vote id too long');
+  const payload = Buffer.alloc(hardStateFixedBytes + vote.length);
+  payload.writeBigUInt64LE(BigInt(hardState.term), 0);
+  payload.writeBigUInt64LE(BigInt(hardState.commit), 8);
+  payload.writeUInt8(hardState.vote === undefined ? 0 : 1, 16);
+  payload.set(vote, hardStateFixedBytes);
+  return frame(RecordType.HardState, payload);
+}
+
+function frame(type: RecordType, payload: Buffer): Buffer {
+  const record = Buffer.alloc(recordHeaderBytes + 1 + payload.length);
+  record.writeUInt32LE(1 + payload.length, 0);
+  record.writeUInt8(type, recordHeaderBytes);
+  payload.copy(record, recordHeaderBytes + 1);
+  record.writeUInt32LE(crc32(record.subarray(recordHeaderBytes)), 4);
+  return record;
+}
+
+/** Decodes the record at `offset`, or undefined if it is torn, garbage or fails its checksum. */
+export function decodeRecordAt(buffer: Buffer, offset: number): { record: DecodedRecord; size: number } | undefined {
+  if (offset + recordHeaderBytes + 1 > buffer.length) return undefined;
+  const length = buffer.readUInt32LE(offset);
+  if (length < 1 || length > recordBodyBytesMax) return undefined;
+  const end = offset + recordHeaderBytes + length;
+  if (end > buffer.length) return undefined;
+  const body = buffer.subarray(offset + recordHeaderBytes, end);
+  if (crc32(body) !== buffer.readUInt32LE(offset + 4)) return undefined;
+  const record = decodeBody(body);
+  return record === undefined ? undefined : { record, size: recordHeaderBytes + length };
+}
+
+function decodeBody(body: Buffer): DecodedRecord | undefined {
+  const type = body.readUInt8(0);
+  const payload = body.subarray(1);
+  if (type === RecordType.Entry && payload.length >= entryFixedBytes) {
+    // Copy the data out: the segment buffer is large and must not be pinned by entries.
+    const data = new Uint8Array(payload.subarray(entryFixedBytes));
+    return { type, entry: { index: readSafe(payload, 0), term: readSafe(payload, 8), data } };
+  }
+  if (type === RecordType.HardState && payload.length >= hardStateFixedBytes) {
+    const hasVote = payload.readUInt8(16) === 1;
+    const vote = hasVote ? payload.subarray(hardStateFixedBytes).toString('utf8') : undefined;
+    return { type, hardState: { term: readSafe(payload, 0), commit: readSafe(payload, 8), vote } };
+  }
+  return undefined;
+}
+
+function readSafe(payload: Buffer, offset: number): number {
+  const value = Number(payload.readBigUInt64LE(offset));
+  assert(Number.isSafeInteger(value), 'logged integer beyond the safe range');
+  return value;
+}

@@ -1,0 +1,130 @@
+// A deterministic in-test network of RawNodes: a FIFO message pump, simulated persistence and
+// link cuts. No timers or I/O: every step is driven by the test, so runs are reproducible.
+import { RawNode } from '../../../raft/core/index.ts';
+import type { Entry, HardState, Message, NodeId, ReadState, RestoredState } from '../../../raft/core/index.ts';
+import { createRng } from '../../../raft/stdx/index.ts';
+
+export interface SimulatedMember {
+  readonly id: NodeId;
+  readonly node: RawNode;
+  /** What "storage" holds: the persisted log, overwritten suffixes included. */
+  readonly stored: Entry[];
+  storedHardState: HardState | undefined;
+  readonly applied: Entry[];
+  readonly readStates: ReadState[];
+}
+
+export type Intercept = (message: Message) => Message | undefined;
+
+/** Delivery steps a pump may take before the test fails as livelocked. */
+const pumpStepsMax = 100_000;
+
+export class CoreNetwork {
+  readonly members = new Map<NodeId, SimulatedMember>();
+  readonly #queue: Message[] = [];
+  readonly #cut = new Set<string>();
+  intercept: Intercept | undefined = undefined;
+
+  constructor(ids: readonly NodeId[], restored: Partial<Record<NodeId, RestoredState>> = {}, electionTicks = 10) {
+    ids.forEach((id, position) => {
+      const state = restored[id] ?? { hardState: { term: 0, vote: undefined, commit: 0 }, entries: [] };
+      const node = new RawNode({
+        id, voters: ids, electionTicks, heartbeatTicks: 1, rng: createRng(position + 1), restored: state, appliedIndex: 0,
+      });
+      this.members.set(id, { id, node, stored: [...state.entries], storedHardState: state.hardState, applied: [], readStates: [] });
+    });
+  }
+
+  member(id: NodeId): SimulatedMember {
+    const member = this.members.get(id);
+    if (member === undefined) throw new Error(`no member ${id}`);
+    return member;
+  }
+
+  node(id: NodeId): RawNode {
+    return this.member(id).node;
+  }
+
+  /** Cuts both directions between `id` and every other member. */
+  isolate(id: NodeId): void {
+    for (const other of this.members.keys()) {
+      if (other === id) continue;
+      this.#cut.add(`${id}>${other}`);
+      this.#cut.add(`${other}>${id}`);
+    }
+  }
+
+  heal(): void {
+    this.#cut.clear();
+  }
+
+  /** Drains every member's Ready (persist → send → apply → advance). */
+  flush(): void {
+    let progressed = true;
+    while (progressed) {
+      progressed = false;
+      for (const member of this.members.values()) {
+        while (member.node.hasReady()) {
+          this.#handleReady(member);
+          progressed = true;
+        }
+      }
+    }
+  }
+
+  /** Delivers messages until the network is quiet. */
+  pump(): void {
+    this.flush();
+    for (let steps = 0; this.#queue.length > 0; steps += 1) {
+      if (steps >= pumpStepsMax) throw new Error('message pump did not quiesce');
+      const message = this.#queue.shift()!;
+      this.node(message.to).step(message);
+      this.flush();
+    }
+  }
+
+  tick(id: NodeId, count = 1): void {
+    for (let index = 0; index < count; index += 1) {
+      this.node(id).tick();
+      this.flush();
+    }
+  }
+
+  /** Ticks `id` (delivering messages in between) until it leads, within a bound. */
+  electByTicks(id: NodeId, ticksMax = 100): void {
+    for (let ticks = 0; ticks < ticksMax; ticks += 1) {
+      if (this.node(id).status().role === 'leader') return;
+      this.tick(id);
+      this.pump();
+    }
+    throw new Error(`${id} did not become leader within ${ticksMax} ticks`);
+  }
+
+  leaders(): NodeId[] {
+    return [...this.members.values()].filter((member) => member.node.status().role === 'leader').map((member) => member.id);
+  }
+
+  #handleReady(member: SimulatedMember): void {
+    const ready = member.node.ready();
+    if (ready.hardState !== undefined) member.storedHardState = ready.hardState;
+    const first = ready.entries[0];
+    if (first !== undefined) member.stored.length = first.index - 1;
+    member.stored.push(...ready.entries);
+    for (const message of ready.messages) {
+      if (this.#cut.has(`${message.from}>${message.to}`)) continue;
+      const delivered = this.intercept === undefined ? message : this.intercept(message);
+      if (delivered !== undefined) this.#queue.push(delivered);
+    }
+    member.applied.push(...ready.committedEntries);
+    member.readStates.push(...ready.readStates);
+    member.node.advance();
+  }
+}
+
+export function entry(index: number, term: number, text = ''): Entry {
+  return { index, term, data: new TextEncoder().encode(text) };
+}
+
+export function text(data: Uint8Array): string {
+  return new TextDecoder().decode(data);
+}
