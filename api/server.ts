@@ -36,6 +36,8 @@ export interface ServerOptions {
   readonly livez?: readonly HealthCheck[];
   readonly readyz?: readonly HealthCheck[];
   readonly logger?: boolean;
+  /** Events the watch cache keeps for resumption (default cachedEventsMax). */
+  readonly watchCacheEventsMax?: number;
   /** Injected for tests; defaults to the wall clock. */
   readonly now?: () => Date;
 }
@@ -66,7 +68,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser([...bodyMediaTypes, ...patchMediaTypes], { parseAs: 'string' }, (_request, body, done) => done(null, body));
   registerStatusErrors(app);
-  const cache = new WatchCache(options.store);
+  const cache = new WatchCache(options.store, options.watchCacheEventsMax);
   app.addHook('onClose', async () => cache.close());
   const context: EndpointContext = { store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix };
   await app.register(authnPlugin, { authenticators: [...options.authenticators] });

@@ -26,9 +26,11 @@ export class WatchCache {
   #startRevision: number;
   readonly #watchers = new Set<CacheWatcher>();
   readonly #unsubscribe: () => void;
+  readonly #eventsMax: number;
 
-  constructor(store: StoreClient) {
+  constructor(store: StoreClient, eventsMax: number = cachedEventsMax) {
     this.#store = store;
+    this.#eventsMax = eventsMax;
     this.#startRevision = store.currentRevision();
     this.#unsubscribe = store.subscribe((events) => this.#onEvents(events));
   }
@@ -98,7 +100,7 @@ export class WatchCache {
       this.#events.push(event);
       for (const watcher of this.#watchers) watcher.offer(event);
     }
-    const excess = this.#events.length - cachedEventsMax;
+    const excess = this.#events.length - this.#eventsMax;
     if (excess > 0) {
       this.#startRevision = this.#events[excess - 1]!.revision;
       this.#events.splice(0, excess);

@@ -43,9 +43,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(namespaces: readonly string[] = ['default', 't']): Promise<Harness> {
+export async function startHarness(namespaces: readonly string[] = ['default', 't'], watchCacheEventsMax?: number): Promise<Harness> {
   const backend = new ImmediateBackend();
-  const { app } = await buildServer({ store: new StoreClient(backend), authenticators: [headerAuthenticator], authorizers: [systemMastersAuthorizer] });
+  const { app } = await buildServer({ store: new StoreClient(backend), authenticators: [headerAuthenticator], authorizers: [systemMastersAuthorizer], ...(watchCacheEventsMax ? { watchCacheEventsMax } : {}) });
   const request = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
     app.inject({
       method: method as 'GET', url,
