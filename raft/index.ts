@@ -1,0 +1,7 @@
+// Public surface of raft/: consensus for kstore. actors/, api/ and deploy/ import raft only
+// through this file. Knows nothing of Kubernetes.
+export { RaftNode, NotLeaderError, ProposalDroppedError, DropReasons, isNotLeader, isProposalDropped } from './node/index.ts';
+export type { RaftNodeOptions, RaftStatus, StateMachine, CommittedEntry, ProposalOutcome, DropReason } from './node/index.ts';
+export { CorruptLogError } from './storage/index.ts';
+export { MemoryHub } from './transport/index.ts';
+export type { Transport } from './transport/index.ts';

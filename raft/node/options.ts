@@ -1,0 +1,47 @@
+// Owns: RaftNode's options, their defaults and their validation. Must not start anything.
+import type { Transport } from '../transport/index.ts';
+import type { StateMachine } from './state-machine.ts';
+
+export interface RaftNodeOptions<Result> {
+  id: string;
+  /** All voter ids including this member; a single member is [id]. */
+  peers: readonly string[];
+  dataDir: string;
+  stateMachine: StateMachine<Result>;
+  /** Absent (or a memory transport) for a single member. */
+  transport?: Transport;
+  /** Default 100. */
+  tickIntervalMs?: number;
+  /** Defaults 10 and 1: elections after 1–2 s without a leader, heartbeats every 100 ms. */
+  electionTicks?: number;
+  heartbeatTicks?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export const defaultTickIntervalMs = 100;
+export const defaultElectionTicks = 10;
+export const defaultHeartbeatTicks = 1;
+
+export interface RaftStatus {
+  readonly id: string;
+  readonly role: 'leader' | 'follower' | 'candidate';
+  readonly term: number;
+  readonly leaderId: string | undefined;
+  readonly commitIndex: number;
+  readonly appliedIndex: number;
+  readonly lastIndex: number;
+}
+
+/** Throws a TypeError describing the first invalid option (a configuration error). */
+export function validateOptions<Result>(options: RaftNodeOptions<Result>): void {
+  if (options.id.length === 0) throw new TypeError('RaftNode id must not be empty');
+  if (!options.peers.includes(options.id)) throw new TypeError(`peers must include this member (${options.id})`);
+  if (new Set(options.peers).size !== options.peers.length) throw new TypeError('peers must be unique');
+  if (options.peers.length > 1 && options.transport === undefined) throw new TypeError('a multi-member group needs a transport');
+  const electionTicks = options.electionTicks ?? defaultElectionTicks;
+  const heartbeatTicks = options.heartbeatTicks ?? defaultHeartbeatTicks;
+  if (!Number.isSafeInteger(electionTicks) || electionTicks < 2) throw new TypeError('electionTicks must be an integer >= 2');
+  if (!Number.isSafeInteger(heartbeatTicks) || heartbeatTicks < 1 || heartbeatTicks >= electionTicks) {
+    throw new TypeError('heartbeatTicks must be an integer in [1, electionTicks)');
+  }
+}

@@ -1,0 +1,299 @@
+// Owns: RaftNode, the driver (imperative shell) around the pure core: it feeds ticks, messages,
+// proposals and reads into the RawNode and executes each Ready in the documented order:
+//   drain inputs → ready → persist (await fsync) → send → apply committed → settle promises →
+//   advance.
+// Group commit: inputs that arrive while an iteration awaits its fsync (or within one event-loop
+// turn) are taken together by the next iteration: one append, one fsync. The loop is the only
+// caller of the core, the state machine and the storage, so none of them sees concurrency.
+// Must not know what entries mean (actors/ does), and must not keep timers besides clock.ts.
+import { entryDataBytesMax, RawNode } from '../core/index.ts';
+import type { Message, Ready, HardState } from '../core/index.ts';
+import { createRng } from '../stdx/index.ts';
+import { Wal } from '../storage/index.ts';
+import type { RaftStorage } from '../storage/index.ts';
+import { nullTransport } from '../transport/index.ts';
+import type { Transport } from '../transport/index.ts';
+import { startTicker } from './clock.ts';
+import type { Ticker } from './clock.ts';
+import { DropReasons, NotLeaderError, ProposalDroppedError } from './errors.ts';
+import { defaultElectionTicks, defaultHeartbeatTicks, defaultTickIntervalMs, validateOptions } from './options.ts';
+import type { RaftNodeOptions, RaftStatus } from './options.ts';
+import { ProposalTracker } from './proposals.ts';
+import type { ProposalOutcome } from './proposals.ts';
+import { ReadTracker } from './reads.ts';
+import type { StateMachine } from './state-machine.ts';
+import { assert } from '../stdx/index.ts';
+
+/**
+ * Ticks replayed per iteration. If the event loop stalled, the missed time is not replayed in
+ * full: a paused member should not wake up and immediately start an election (etcd similarly
+ * drops ticks when its tick channel is full).
+ */
+export const ticksPendingMax = 5;
+/** Received messages buffered between iterations; overflow drops (Raft tolerates loss). */
+export const inboxMessagesMax = 10_000;
+/** Waiters on waitForLeader(); more means a caller is leaking them. */
+export const leaderWaitersMax = 1_000;
+
+interface LeaderWaiter {
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
+export class RaftNode<Result> {
+  readonly #id: string;
+  readonly #core: RawNode;
+  readonly #storage: RaftStorage;
+  readonly #stateMachine: StateMachine<Result>;
+  readonly #transport: Transport;
+  readonly #log: (message: string, fields?: Record<string, unknown>) => void;
+  readonly #proposals = new ProposalTracker<Result>();
+  readonly #reads = new ReadTracker();
+  #inbox: Message[] = [];
+  #ticksPending = 0;
+  #leaderWaiters: LeaderWaiter[] = [];
+  #loop: Promise<void> | undefined = undefined;
+  #ticker: Ticker | undefined = undefined;
+  #unsubscribe: () => void = () => {};
+  #deferredHardState: HardState | undefined = undefined;
+  #leaderTerm: number | undefined = undefined;
+  #failure: Error | undefined = undefined;
+  #closed = false;
+
+  private constructor(options: RaftNodeOptions<Result>, storage: RaftStorage) {
+    this.#id = options.id;
+    this.#storage = storage;
+    this.#stateMachine = options.stateMachine;
+    this.#transport = options.transport ?? nullTransport;
+    this.#log = options.log ?? (() => {});
+    this.#core = new RawNode({
+      id: options.id, voters: options.peers,
+      electionTicks: options.electionTicks ?? defaultElectionTicks,
+      heartbeatTicks: options.heartbeatTicks ?? defaultHeartbeatTicks,
+      rng: createRng(Math.floor(Math.random() * 2 ** 32)),
+      restored: storage.recovered, appliedIndex: options.stateMachine.appliedIndex(),
+    });
+  }
+
+  /** Recovers the log, replays committed entries into the state machine and starts ticking. */
+  static async open<Result>(options: RaftNodeOptions<Result>): Promise<RaftNode<Result>> {
+    validateOptions(options);
+    const storage = await Wal.open(options.dataDir);
+    const node = new RaftNode(options, storage);
+    await node.#runToQuiet();
+    if (options.peers.length === 1) {
+      // A sole voter needs no election timeout: win now, append the no-op, and commit (and so
+      // apply) every entry in the log, even if the stored commit index lagged.
+      node.#core.campaign();
+      await node.#runToQuiet();
+    }
+    node.#unsubscribe = node.#transport.onMessage((message) => node.#receive(message));
+    node.#ticker = startTicker(options.tickIntervalMs ?? defaultTickIntervalMs, () => node.#onTick());
+    node.#log('raft node opened', { ...node.status() });
+    return node;
+  }
+
+  propose(data: Uint8Array): Promise<ProposalOutcome<Result>> {
+    const unavailable = this.#unavailable();
+    if (unavailable !== undefined) return Promise.reject(unavailable);
+    if (data.byteLength > entryDataBytesMax) return Promise.reject(new ProposalDroppedError(DropReasons.TooLarge));
+    const status = this.#core.status();
+    if (status.role !== 'leader') return Promise.reject(new NotLeaderError(status.leaderId));
+    const outcome = this.#proposals.enqueue(data);
+    this.#kick();
+    return outcome;
+  }
+
+  readIndex(): Promise<number> {
+    const unavailable = this.#unavailable();
+    if (unavailable !== undefined) return Promise.reject(unavailable);
+    const status = this.#core.status();
+    if (status.role !== 'leader') return Promise.reject(new NotLeaderError(status.leaderId));
+    const index = this.#reads.enqueue();
+    this.#kick();
+    return index;
+  }
+
+  waitForLeader(timeoutMs: number): Promise<void> {
+    const unavailable = this.#unavailable();
+    if (unavailable !== undefined) return Promise.reject(unavailable);
+    if (this.#core.status().leaderId !== undefined) return Promise.resolve();
+    if (this.#leaderWaiters.length >= leaderWaitersMax) return Promise.reject(new NotLeaderError(undefined, 'too many leader waiters'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#leaderWaiters = this.#leaderWaiters.filter((waiter) => waiter.timer !== timer);
+        reject(new NotLeaderError(undefined, `no leader within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#leaderWaiters.push({ resolve, reject, timer });
+    });
+  }
+
+  status(): RaftStatus {
+    const status = this.#core.status();
+    return {
+      id: this.#id, role: status.role, term: status.term, leaderId: status.leaderId,
+      commitIndex: status.commitIndex, appliedIndex: this.#stateMachine.appliedIndex(), lastIndex: status.lastIndex,
+    };
+  }
+
+  /** Stops ticking and receiving, finishes the iteration in progress, rejects what is left. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#ticker?.stop();
+    this.#unsubscribe();
+    const closedError = (): Error => new ProposalDroppedError(DropReasons.Closed);
+    this.#proposals.rejectQueued(closedError);
+    await this.#loop;
+    this.#proposals.rejectAll(closedError);
+    this.#reads.rejectAll(closedError);
+    this.#rejectLeaderWaiters(closedError);
+    if (this.#failure === undefined && this.#deferredHardState !== undefined) {
+      await this.#storage.append([], this.#deferredHardState);
+    }
+    await this.#storage.close();
+    this.#log('raft node closed', { id: this.#id });
+  }
+
+  #unavailable(): Error | undefined {
+    if (this.#failure !== undefined) return this.#failure;
+    if (this.#closed) return new ProposalDroppedError(DropReasons.Closed);
+    return undefined;
+  }
+
+  #receive(message: Message): void {
+    if (message.to !== this.#id || this.#inbox.length >= inboxMessagesMax) return;
+    this.#inbox.push(message);
+    this.#kick();
+  }
+
+  #onTick(): void {
+    this.#ticksPending = Math.min(this.#ticksPending + 1, ticksPendingMax);
+    this.#kick();
+  }
+
+  /** Starts the loop on the next turn, so everything proposed in this turn joins one batch. */
+  #kick(): void {
+    if (this.#loop !== undefined || this.#failure !== undefined) return;
+    this.#loop = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#runLoop());
+  }
+
+  async #runToQuiet(): Promise<void> {
+    this.#kick();
+    await this.#loop;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  async #runLoop(): Promise<void> {
+    try {
+      while (this.#failure === undefined && this.#hasWork()) await this.#iterate();
+    } catch (error) {
+      this.#fail(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      // Runs synchronously after the last check of #hasWork(): no input can slip in between.
+      this.#loop = undefined;
+    }
+  }
+
+  #hasWork(): boolean {
+    return this.#ticksPending > 0 || this.#inbox.length > 0 || this.#proposals.hasQueued()
+      || this.#reads.hasQueued() || this.#core.hasReady();
+  }
+
+  async #iterate(): Promise<void> {
+    this.#feedInputs();
+    this.#observeLeadership();
+    if (!this.#core.hasReady()) return;
+    const ready = this.#core.ready();
+    await this.#persist(ready);
+    this.#transport.send(ready.messages);
+    this.#apply(ready);
+    this.#reads.confirm(ready.readStates);
+    this.#reads.resolveApplied(this.#stateMachine.appliedIndex());
+    this.#core.advance();
+    this.#observeLeadership();
+  }
+
+  #feedInputs(): void {
+    for (; this.#ticksPending > 0; this.#ticksPending -= 1) this.#core.tick();
+    const inbox = this.#inbox;
+    this.#inbox = [];
+    for (const message of inbox) this.#core.step(message);
+    if (this.#proposals.hasQueued()) this.#proposeBatch();
+    const notLeader = (): Error => new NotLeaderError(this.#core.status().leaderId);
+    this.#reads.submitQueued((requestId) => this.#core.readIndex(requestId), notLeader);
+  }
+
+  #proposeBatch(): void {
+    const batch = this.#proposals.takeBatch();
+    assert(batch.length > 0, 'a queued proposal batch is not empty');
+    const proposed = this.#core.proposeBatch(batch.map((proposal) => proposal.data));
+    if (proposed.accepted) {
+      this.#proposals.track(batch, proposed.firstIndex, proposed.term);
+      return;
+    }
+    for (const proposal of batch) proposal.reject(new NotLeaderError(proposed.leaderId));
+  }
+
+  async #persist(ready: Ready): Promise<void> {
+    if (!ready.mustSync) {
+      // Commit-only change: carried into the next fsynced append (or written on close).
+      if (ready.hardState !== undefined) this.#deferredHardState = ready.hardState;
+      return;
+    }
+    await this.#storage.append(ready.entries, ready.hardState ?? this.#deferredHardState);
+    this.#deferredHardState = undefined;
+  }
+
+  #apply(ready: Ready): void {
+    for (const entry of ready.committedEntries) {
+      const result = this.#stateMachine.apply({ index: entry.index, term: entry.term, data: entry.data });
+      assert(this.#stateMachine.appliedIndex() === entry.index, `state machine applied ${this.#stateMachine.appliedIndex()} after entry ${entry.index}`);
+      this.#proposals.settleApplied(entry.index, entry.term, result);
+    }
+  }
+
+  /** Rejects what this member can no longer deliver after losing leadership, and wakes
+   *  waitForLeader() callers once a leader is known. */
+  #observeLeadership(): void {
+    const status = this.#core.status();
+    const leaderTerm = status.role === 'leader' ? status.term : undefined;
+    if (this.#leaderTerm !== undefined && leaderTerm !== this.#leaderTerm) {
+      this.#log('raft leadership lost', { term: status.term, leaderId: status.leaderId });
+      this.#proposals.dropUncommitted(status.commitIndex, () => new ProposalDroppedError(DropReasons.LeadershipLost));
+      this.#reads.rejectUnconfirmed(() => new NotLeaderError(status.leaderId, 'leadership lost'));
+    }
+    if (leaderTerm !== undefined && leaderTerm !== this.#leaderTerm) this.#log('raft became leader', { term: leaderTerm });
+    this.#leaderTerm = leaderTerm;
+    if (status.leaderId !== undefined) this.#resolveLeaderWaiters();
+  }
+
+  #resolveLeaderWaiters(): void {
+    const waiters = this.#leaderWaiters;
+    this.#leaderWaiters = [];
+    for (const waiter of waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve();
+    }
+  }
+
+  #rejectLeaderWaiters(error: () => Error): void {
+    const waiters = this.#leaderWaiters;
+    this.#leaderWaiters = [];
+    for (const waiter of waiters) {
+      clearTimeout(waiter.timer);
+      waiter.reject(error());
+    }
+  }
+
+  /** Storage or apply failed: the member is inoperable until restarted and recovered. */
+  #fail(error: Error): void {
+    this.#failure = error;
+    this.#ticker?.stop();
+    this.#log('raft node failed', { error: error.message });
+    this.#proposals.rejectAll(() => error);
+    this.#reads.rejectAll(() => error);
+    this.#rejectLeaderWaiters(() => error);
+  }
+}
