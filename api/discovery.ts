@@ -1,0 +1,236 @@
+// Owns: the discovery documents clients read before anything else: /version, /api, /apis,
+// /apis/<group>, /api/v1 and /apis/<group>/<version>, in both the legacy form (APIVersions,
+// APIGroupList, APIGroup, APIResourceList) and the aggregated form (apidiscovery.k8s.io v2 and
+// v2beta1 APIGroupDiscoveryList, one request for all resources), chosen from the Accept header
+// like kube-apiserver does. Everything is derived from api/registry/kinds.ts at startup.
+// It does not serve resources themselves, nor OpenAPI (api/openapi.ts).
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import { apiVersionOf, servedGroups, servedKinds } from './registry/kinds.ts';
+import type { ResourceKind } from './registry/kinds.ts';
+import { notAcceptable, pathNotFound } from './status.ts';
+import type { ApiError } from './status.ts';
+import { acceptsPlainJson, parseAcceptHeader } from './table.ts';
+
+/** The Kubernetes release whose API we present; kubectl compares it for version skew. */
+export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-kstore' } as const;
+
+export interface VersionInfo {
+  readonly major: string;
+  readonly minor: string;
+  readonly gitVersion: string;
+  readonly gitCommit: string;
+  readonly gitTreeState: string;
+  readonly buildDate: string;
+  readonly goVersion: string;
+  readonly compiler: string;
+  readonly platform: string;
+}
+
+export function versionInfo(): VersionInfo {
+  return {
+    ...kubernetesVersion, gitCommit: '', gitTreeState: 'clean', buildDate: '1970-01-01T00:00:00Z',
+    goVersion: `node${process.versions.node}`, compiler: 'tsx', platform: `${process.platform}/${process.arch}`,
+  };
+}
+
+export interface DiscoveryOptions {
+  /** The kinds to advertise; defaults to every served kind. */
+  readonly kinds?: readonly ResourceKind[];
+}
+
+/** apimachinery StorageVersionHash: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>"). */
+export function storageVersionHash(kind: Pick<ResourceKind, 'group' | 'version' | 'kind'>): string {
+  const digest = createHash('sha256').update(`${kind.group}/${kind.version}/${kind.kind}`).digest();
+  return digest.subarray(0, 8).toString('base64');
+}
+
+/** One entry of an APIResourceList (metav1.APIResource). */
+export function apiResourceOf(kind: ResourceKind) {
+  return {
+    name: kind.resource, singularName: kind.singular, namespaced: kind.namespaced, kind: kind.kind,
+    verbs: [...kind.verbs],
+    ...(kind.shortNames.length > 0 ? { shortNames: [...kind.shortNames] } : {}),
+    ...(kind.categories.length > 0 ? { categories: [...kind.categories] } : {}),
+    storageVersionHash: storageVersionHash(kind),
+  };
+}
+
+/** /api/v1 and /apis/<g>/<v>; the core list has no apiVersion field, as in kube-apiserver. */
+export function apiResourceList(kinds: readonly ResourceKind[], group: string, version: string) {
+  const resources = kinds.filter((kind) => kind.group === group && kind.version === version).map(apiResourceOf);
+  const groupVersion = apiVersionOf({ group, version });
+  return group === ''
+    ? { kind: 'APIResourceList', groupVersion, resources }
+    : { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
+}
+
+function groupVersionsOf(kinds: readonly ResourceKind[]): { group: string; versions: string[] }[] {
+  if (kinds === servedKinds) return servedGroups();
+  const groups = new Map<string, string[]>();
+  for (const kind of kinds) {
+    const versions = groups.get(kind.group) ?? [];
+    if (!versions.includes(kind.version)) versions.push(kind.version);
+    groups.set(kind.group, versions);
+  }
+  return [...groups].map(([group, versions]) => ({ group, versions }));
+}
+
+/** metav1.APIGroup; the first version is the preferred one. */
+export function apiGroupOf(group: string, versions: readonly string[]) {
+  const entries = versions.map((version) => ({ groupVersion: `${group}/${version}`, version }));
+  return { name: group, versions: entries, ...(entries[0] ? { preferredVersion: entries[0] } : {}) };
+}
+
+// --- aggregated discovery (apidiscovery.k8s.io) ---
+
+type AggregatedVersion = 'v2' | 'v2beta1';
+
+/** The versions of APIGroupDiscoveryList we can produce (v2beta1: kubectl 1.26-1.29). */
+const aggregatedVersions: readonly AggregatedVersion[] = ['v2', 'v2beta1'];
+
+function aggregatedResourceOf(kind: ResourceKind) {
+  return {
+    resource: kind.resource,
+    responseKind: { group: kind.group, version: kind.version, kind: kind.kind },
+    scope: kind.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: kind.singular,
+    verbs: [...kind.verbs],
+    ...(kind.shortNames.length > 0 ? { shortNames: [...kind.shortNames] } : {}),
+    ...(kind.categories.length > 0 ? { categories: [...kind.categories] } : {}),
+  };
+}
+
+function aggregatedGroupOf(kinds: readonly ResourceKind[], group: string, versions: readonly string[]) {
+  return {
+    metadata: group === '' ? {} : { name: group },
+    versions: versions.map((version) => ({
+      version,
+      resources: kinds.filter((kind) => kind.group === group && kind.version === version).map(aggregatedResourceOf),
+      freshness: 'Current',
+    })),
+  };
+}
+
+/** The aggregated document: /api holds the core group only, /apis every named group. */
+export function aggregatedDiscovery(kinds: readonly ResourceKind[], root: 'api' | 'apis', version: AggregatedVersion) {
+  const groups = groupVersionsOf(kinds).filter(({ group }) => (root === 'api') === (group === ''));
+  return {
+    kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {},
+    items: groups.map(({ group, versions }) => aggregatedGroupOf(kinds, group, versions)),
+  };
+}
+
+function aggregatedContentType(version: AggregatedVersion): string {
+  return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+}
+
+type Negotiated = { readonly form: 'aggregated'; readonly version: AggregatedVersion } | { readonly form: 'legacy' };
+
+/**
+ * Picks the first acceptable form in the client's order: an aggregated list (kubectl 1.27+
+ * lists it first), else plain JSON. Undefined means nothing acceptable (406).
+ */
+export function negotiateDiscovery(accept: string | undefined, allowAggregated: boolean): Negotiated | undefined {
+  const ranges = parseAcceptHeader(accept);
+  if (ranges.length === 0) return { form: 'legacy' };
+  for (const range of ranges) {
+    const { g, v, as } = range.parameters;
+    const isJson = range.type === 'application' && range.subtype === 'json';
+    const version = aggregatedVersions.find((candidate) => candidate === v);
+    if (allowAggregated && isJson && g === 'apidiscovery.k8s.io' && as === 'APIGroupDiscoveryList' && version) {
+      return { form: 'aggregated', version };
+    }
+    if (acceptsPlainJson(range)) return { form: 'legacy' };
+  }
+  return undefined;
+}
+
+const notAcceptableMessage = 'only the following media types are accepted: application/json, '
+  + 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, '
+  + 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
+
+function sendStatus(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.code).type('application/json').send(error.status);
+}
+
+/** Sends a JSON document with a strong ETag, answering 304 when the client already has it. */
+function sendDocument(request: FastifyRequest, reply: FastifyReply, document: unknown, contentType: string): FastifyReply {
+  const body = JSON.stringify(document);
+  const etag = `"${createHash('sha256').update(contentType).update(body).digest('hex').slice(0, 32)}"`;
+  reply.header('etag', etag).header('vary', 'Accept');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.code(200).type(contentType).send(body);
+}
+
+/** The address clients reach us on, as advertised in /api's serverAddressByClientCIDRs. */
+function serverAddress(request: FastifyRequest): string {
+  const socket = request.raw.socket as { localAddress?: string; localPort?: number } | null;
+  const address = socket?.localAddress;
+  const port = socket?.localPort;
+  if (address === undefined || port === undefined) return request.headers.host ?? '';
+  const host = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+interface Documents {
+  readonly kinds: readonly ResourceKind[];
+  readonly groups: readonly { group: string; versions: string[] }[];
+}
+
+function serveRoot(documents: Documents, root: 'api' | 'apis') {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const negotiated = negotiateDiscovery(request.headers.accept, true);
+    if (negotiated === undefined) return sendStatus(reply, notAcceptable(notAcceptableMessage));
+    if (negotiated.form === 'aggregated') {
+      const document = aggregatedDiscovery(documents.kinds, root, negotiated.version);
+      return sendDocument(request, reply, document, aggregatedContentType(negotiated.version));
+    }
+    if (root === 'api') {
+      const cidrs = [{ clientCIDR: '0.0.0.0/0', serverAddress: serverAddress(request) }];
+      return sendDocument(request, reply, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: cidrs }, 'application/json');
+    }
+    const groups = documents.groups.filter(({ group }) => group !== '').map(({ group, versions }) => apiGroupOf(group, versions));
+    return sendDocument(request, reply, { kind: 'APIGroupList', apiVersion: 'v1', groups }, 'application/json');
+  };
+}
+
+function serveLegacy(request: FastifyRequest, reply: FastifyReply, document: unknown | undefined): FastifyReply {
+  if (document === undefined) return sendStatus(reply, pathNotFound());
+  if (negotiateDiscovery(request.headers.accept, false) === undefined) {
+    return sendStatus(reply, notAcceptable(notAcceptableMessage));
+  }
+  return sendDocument(request, reply, document, 'application/json');
+}
+
+function registerRoutes(app: FastifyInstance, documents: Documents): void {
+  const versionsOf = (group: string) => documents.groups.find((entry) => entry.group === group)?.versions ?? [];
+  app.get('/version', async (_request, reply) => reply.type('application/json').send(versionInfo()));
+  app.get('/api', serveRoot(documents, 'api'));
+  app.get('/apis', serveRoot(documents, 'apis'));
+  app.get<{ Params: { version: string } }>('/api/:version', async (request, reply) => {
+    const served = versionsOf('').includes(request.params.version);
+    return serveLegacy(request, reply, served ? apiResourceList(documents.kinds, '', request.params.version) : undefined);
+  });
+  app.get<{ Params: { group: string } }>('/apis/:group', async (request, reply) => {
+    const versions = versionsOf(request.params.group);
+    const document = request.params.group !== '' && versions.length > 0
+      ? { kind: 'APIGroup', apiVersion: 'v1', ...apiGroupOf(request.params.group, versions) }
+      : undefined;
+    return serveLegacy(request, reply, document);
+  });
+  app.get<{ Params: { group: string; version: string } }>('/apis/:group/:version', async (request, reply) => {
+    const { group, version } = request.params;
+    const served = group !== '' && versionsOf(group).includes(version);
+    return serveLegacy(request, reply, served ? apiResourceList(documents.kinds, group, version) : undefined);
+  });
+}
+
+async function discoveryPluginBody(app: FastifyInstance, options: DiscoveryOptions): Promise<void> {
+  const kinds = options.kinds ?? servedKinds;
+  registerRoutes(app, { kinds, groups: groupVersionsOf(kinds) });
+}
+
+/** Serves /version and the discovery documents. */
+export const discoveryPlugin = fastifyPlugin(discoveryPluginBody, { name: 'kstore-discovery', fastify: '5.x' });
