@@ -1,0 +1,172 @@
+// A minimal HTTPS client for the Kubernetes API of a kstore server: credentials from the admin
+// kubeconfig (base64 certificate-authority-data, client-certificate-data, client-key-data),
+// one TLS connection per request, a timeout on every request, and the raw status, headers and
+// body returned (so tests can assert error Status bodies too).
+import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+
+export interface Credentials {
+  /** PEM of the CA that signs the serving certificate (what the client trusts). */
+  readonly ca: string;
+  /** PEM client certificate and key; omit both for an anonymous request. */
+  readonly cert?: string;
+  readonly key?: string;
+}
+
+export interface KubeconfigCredentials extends Credentials {
+  readonly server: string;
+  readonly cert: string;
+  readonly key: string;
+}
+
+interface KubeconfigDocument {
+  clusters?: { name?: string; cluster?: { server?: string; 'certificate-authority-data'?: string } }[];
+  users?: { name?: string; user?: { 'client-certificate-data'?: string; 'client-key-data'?: string } }[];
+  contexts?: { name?: string; context?: { cluster?: string; user?: string } }[];
+  'current-context'?: string;
+}
+
+function fromBase64(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') throw new Error(`kubeconfig has no ${what}`);
+  return Buffer.from(value, 'base64').toString('utf8');
+}
+
+/** Server URL and credentials of the current context of a kubeconfig with inline (base64) data. */
+export async function readKubeconfig(file: string): Promise<KubeconfigCredentials> {
+  const document = parse(await readFile(file, 'utf8')) as KubeconfigDocument;
+  const contextName = document['current-context'];
+  const context = document.contexts?.find((entry) => entry.name === contextName)?.context ?? document.contexts?.[0]?.context;
+  const cluster = document.clusters?.find((entry) => entry.name === context?.cluster)?.cluster ?? document.clusters?.[0]?.cluster;
+  const user = document.users?.find((entry) => entry.name === context?.user)?.user ?? document.users?.[0]?.user;
+  if (!cluster?.server) throw new Error(`kubeconfig ${file} has no server`);
+  return {
+    server: cluster.server,
+    ca: fromBase64(cluster['certificate-authority-data'], 'certificate-authority-data'),
+    cert: fromBase64(user?.['client-certificate-data'], 'client-certificate-data'),
+    key: fromBase64(user?.['client-key-data'], 'client-key-data'),
+  };
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  /** The peer (serving) certificate of the connection. */
+  readonly peerCertificate: PeerCertificate | undefined;
+}
+
+export interface RequestOptions {
+  readonly method?: string;
+  /** Path with query, e.g. /api/v1/namespaces/t/configmaps?dryRun=All */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A string or Buffer is sent as is; anything else as JSON. */
+  readonly body?: unknown;
+  /** Overrides the TLS server name (SNI and certificate host check). */
+  readonly servername?: string;
+  readonly timeoutMs?: number;
+}
+
+const defaultRequestTimeoutMs = 30_000;
+
+/** One HTTPS request on a fresh connection; rejects on network errors and timeouts only. */
+export function httpsRequest(server: string, credentials: Credentials, options: RequestOptions): Promise<HttpResponse> {
+  const url = new URL(options.path, server);
+  let payload: Buffer | undefined;
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (options.body !== undefined) {
+    if (typeof options.body === 'string') payload = Buffer.from(options.body, 'utf8');
+    else if (Buffer.isBuffer(options.body)) payload = options.body;
+    else payload = Buffer.from(JSON.stringify(options.body), 'utf8');
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs;
+  return new Promise<HttpResponse>((resolve, reject) => {
+    let settled = false;
+    let responded = false;
+    const request = https.request({
+      protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`,
+      method: options.method ?? 'GET', headers, agent: false,
+      ca: credentials.ca, cert: credentials.cert, key: credentials.key,
+      ...(options.servername === undefined ? {} : { servername: options.servername }),
+    }, (response) => {
+      responded = true;
+      const peerCertificate = (response.socket as TLSSocket).getPeerCertificate?.();
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', (error) => {
+        if (!settled) {
+          settled = true;
+          reject(error);
+        }
+      });
+      response.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8'), peerCertificate });
+      });
+    });
+    const timer = setTimeout(() => {
+      request.destroy(new Error(`${options.method ?? 'GET'} ${url.href} timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    request.on('error', (error) => {
+      // A server may answer (e.g. 413) and close before the whole body was written; the
+      // response then still arrives and wins.
+      if (responded || settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(error);
+    });
+    request.end(payload);
+  });
+}
+
+/** JSON.parse of a response body, with the body in the error when it is not JSON. */
+export function jsonBody<T = Record<string, unknown>>(response: HttpResponse): T {
+  try {
+    return JSON.parse(response.body) as T;
+  } catch {
+    throw new Error(`expected a JSON body, got HTTP ${response.status}: ${response.body.slice(0, 2000)}`);
+  }
+}
+
+/** A client bound to one server and one set of credentials. */
+export class KubeClient {
+  readonly server: string;
+  readonly credentials: Credentials;
+
+  constructor(server: string, credentials: Credentials) {
+    this.server = server;
+    this.credentials = credentials;
+  }
+
+  static async fromKubeconfig(file: string): Promise<KubeClient> {
+    const config = await readKubeconfig(file);
+    return new KubeClient(config.server, config);
+  }
+
+  request(options: RequestOptions): Promise<HttpResponse> {
+    return httpsRequest(this.server, this.credentials, options);
+  }
+
+  get(path: string): Promise<HttpResponse> {
+    return this.request({ method: 'GET', path });
+  }
+
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<HttpResponse> {
+    return this.request({ method: 'POST', path, body, ...(headers ? { headers } : {}) });
+  }
+
+  put(path: string, body: unknown, headers?: Record<string, string>): Promise<HttpResponse> {
+    return this.request({ method: 'PUT', path, body, ...(headers ? { headers } : {}) });
+  }
+
+  delete(path: string): Promise<HttpResponse> {
+    return this.request({ method: 'DELETE', path });
+  }
+}
