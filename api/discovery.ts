@@ -161,7 +161,8 @@ function sendDocument(request: FastifyRequest, reply: FastifyReply, document: un
   const etag = `"${createHash('sha256').update(contentType).update(body).digest('hex').slice(0, 32)}"`;
   reply.header('etag', etag).header('vary', 'Accept');
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  return reply.code(200).type(contentType).send(body);
+  // A Buffer keeps our Content-Type verbatim; fastify would reformat it for a string payload.
+  return reply.code(200).header('content-type', contentType).send(Buffer.from(body, 'utf8'));
 }
 
 /** The address clients reach us on, as advertised in /api's serverAddressByClientCIDRs. */

@@ -5,14 +5,17 @@
 // a PATCH operation carrying `x-kubernetes-group-version-kind` of the object's kind and a
 // `fieldValidation` parameter; if found, `create -f`, `replace -f` and `apply` leave validation
 // to the server. `kubectl explain` finds the kind's schema in components.schemas by the same
-// extension. Protobuf (kubectl's only request for v2) is answered 406; kubectl tolerates that
-// because it prefers v3. This module does not validate objects (the registry's ajv does).
+// extension. kubectl asks for v2 only as protobuf (gnostic openapi_v2.Document), and 1.27/1.28
+// fail every create/apply without it, so v2 is also served as protobuf, hand-encoded below:
+// only swagger, info and definitions (what kubectl's v2 models read); no protobuf library is a
+// dependency and this needs a dozen fields. This module does not validate objects (ajv does).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { apiVersionOf, servedKinds } from './registry/kinds.ts';
 import type { ResourceKind } from './registry/kinds.ts';
 import type { JsonSchema } from './registry/schemas.ts';
+import { stringify as toYaml } from 'yaml';
 import { kubernetesVersion } from './discovery.ts';
 import { notAcceptable, pathNotFound } from './status.ts';
 import type { ApiError } from './status.ts';
@@ -292,6 +295,74 @@ export function openApiV3Document(kinds: readonly ResourceKind[]): OpenApiObject
   };
 }
 
+// --- protobuf (gnostic openapiv2/OpenAPIv2.proto field numbers) ---
+
+const protobufContentType = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+const wireLengthDelimited = 2;
+
+function varint(value: number): number[] {
+  const bytes: number[] = [];
+  let rest = value;
+  while (rest >= 0x80) {
+    bytes.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  bytes.push(rest);
+  return bytes;
+}
+
+function fieldBytes(field: number, content: Uint8Array): Uint8Array {
+  return Buffer.concat([Buffer.from([...varint(field * 8 + wireLengthDelimited), ...varint(content.length)]), content]);
+}
+
+function fieldString(field: number, value: string): Uint8Array {
+  return fieldBytes(field, Buffer.from(value, 'utf8'));
+}
+
+function messageOf(parts: readonly Uint8Array[]): Uint8Array {
+  return Buffer.concat(parts);
+}
+
+/** NamedAny{name=1, value=2: Any{yaml=2}}: kube encodes vendor extensions as YAML text. */
+function vendorExtension(field: number, name: string, value: OpenApiValue): Uint8Array {
+  return fieldBytes(field, messageOf([fieldString(1, name), fieldBytes(2, fieldString(2, toYaml(value)))]));
+}
+
+function namedSchemas(field: number, entries: readonly [string, OpenApiValue][]): Uint8Array {
+  return fieldBytes(field, messageOf(entries.map(([name, schema]) =>
+    fieldBytes(1, messageOf([fieldString(1, name), fieldBytes(2, encodeSchema(schema as OpenApiObject))])))));
+}
+
+/** Schema: _ref=1 format=2 description=4 required=19 additionalProperties=21 type=22 items=23 allOf=24 properties=25 x-*=31. */
+function encodeSchema(schema: OpenApiObject): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const text = (key: string) => (typeof schema[key] === 'string' ? schema[key] as string : undefined);
+  const reference = text('$ref');
+  if (reference !== undefined) parts.push(fieldString(1, reference));
+  if (text('format') !== undefined) parts.push(fieldString(2, text('format') ?? ''));
+  if (text('description') !== undefined) parts.push(fieldString(4, text('description') ?? ''));
+  for (const name of (schema['required'] as string[] | undefined) ?? []) parts.push(fieldString(19, name));
+  const additional = schema['additionalProperties'];
+  if (additional !== undefined) parts.push(fieldBytes(21, fieldBytes(1, encodeSchema(additional as OpenApiObject))));
+  if (text('type') !== undefined) parts.push(fieldBytes(22, fieldString(1, text('type') ?? '')));
+  if (schema['items'] !== undefined) parts.push(fieldBytes(23, fieldBytes(1, encodeSchema(schema['items'] as OpenApiObject))));
+  for (const member of (schema['allOf'] as OpenApiObject[] | undefined) ?? []) parts.push(fieldBytes(24, encodeSchema(member)));
+  const properties = schema['properties'] as OpenApiObject | undefined;
+  if (properties !== undefined) parts.push(namedSchemas(25, Object.entries(properties)));
+  for (const [key, value] of Object.entries(schema)) if (key.startsWith('x-')) parts.push(vendorExtension(31, key, value));
+  return messageOf(parts);
+}
+
+/** Document: swagger=1, info=2 {title=1, version=2}, definitions=9 {additionalProperties=1 NamedSchema}. */
+export function encodeOpenApiV2Protobuf(document: OpenApiObject): Uint8Array {
+  const definitions = Object.entries((document['definitions'] as OpenApiObject | undefined) ?? {});
+  return messageOf([
+    fieldString(1, String(document['swagger'] ?? '2.0')),
+    fieldBytes(2, messageOf([fieldString(1, info.title), fieldString(2, info.version)])),
+    namedSchemas(9, definitions),
+  ]);
+}
+
 /** The v3 index key of a group-version: "api/v1" or "apis/<group>/<version>". */
 export function groupVersionPath(kind: Pick<ResourceKind, 'group' | 'version'>): string {
   return kind.group === '' ? `api/${kind.version}` : `apis/${apiVersionOf(kind)}`;
@@ -310,6 +381,7 @@ function prepare(document: OpenApiObject): PreparedDocument {
 
 interface Documents {
   readonly v2: PreparedDocument;
+  readonly v2Protobuf: Uint8Array;
   readonly v3: ReadonlyMap<string, PreparedDocument>;
   readonly index: string;
 }
@@ -319,7 +391,8 @@ function buildDocuments(kinds: readonly ResourceKind[]): Documents {
   for (const kind of kinds) byGroupVersion.set(groupVersionPath(kind), [...(byGroupVersion.get(groupVersionPath(kind)) ?? []), kind]);
   const v3 = new Map([...byGroupVersion].map(([path, members]) => [path, prepare(openApiV3Document(members))]));
   const paths = Object.fromEntries([...v3].map(([path, document]) => [path, { serverRelativeURL: `/openapi/v3/${path}?hash=${document.hash}` }]));
-  return { v2: prepare(openApiV2Document(kinds)), v3, index: JSON.stringify({ paths }) };
+  const v2 = openApiV2Document(kinds);
+  return { v2: prepare(v2), v2Protobuf: encodeOpenApiV2Protobuf(v2), v3, index: JSON.stringify({ paths }) };
 }
 
 function sendStatus(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -331,7 +404,16 @@ function acceptsJson(request: FastifyRequest): boolean {
   return ranges.length === 0 || ranges.some(acceptsPlainJson);
 }
 
-const notAcceptableMessage = 'only the following media types are accepted: application/json';
+const notAcceptableMessage = `only the following media types are accepted: application/json, ${protobufContentType}`;
+
+/** True when the client's first acceptable type is the gnostic protobuf (kubectl's only choice). */
+function prefersProtobuf(request: FastifyRequest): boolean {
+  for (const range of parseAcceptHeader(request.headers.accept)) {
+    if (`${range.type}/${range.subtype}` === protobufContentType) return true;
+    if (acceptsPlainJson(range)) return false;
+  }
+  return false;
+}
 
 /** Documents under a matching ?hash= never change (kube marks them immutable); others are revalidated. */
 function sendPrepared(request: FastifyRequest, reply: FastifyReply, document: PreparedDocument): FastifyReply {
@@ -346,7 +428,16 @@ function sendPrepared(request: FastifyRequest, reply: FastifyReply, document: Pr
 
 async function openapiPluginBody(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   const documents = buildDocuments(options.kinds ?? servedKinds);
-  app.get('/openapi/v2', async (request, reply) => sendPrepared(request, reply, documents.v2));
+  // fastify replaces a Content-Type it cannot parse ('@' is not a token character) with
+  // application/octet-stream, so the protobuf type is set again in onSend, after that happens.
+  const restoreProtobufType = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode === 200 && prefersProtobuf(request)) reply.header('content-type', protobufContentType);
+    return payload;
+  };
+  app.get('/openapi/v2', { onSend: restoreProtobufType }, async (request, reply) => {
+    if (!prefersProtobuf(request)) return sendPrepared(request, reply, documents.v2);
+    return reply.header('etag', `"${documents.v2.hash}"`).header('vary', 'Accept').send(Buffer.from(documents.v2Protobuf));
+  });
   app.get('/openapi/v3', async (request, reply) => {
     if (!acceptsJson(request)) return sendStatus(reply, notAcceptable(notAcceptableMessage));
     return reply.header('cache-control', 'no-cache, private').type('application/json').send(documents.index);
