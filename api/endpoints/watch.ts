@@ -3,7 +3,7 @@
 // sendInitialEvents with its closing BOOKMARK, label/field selector transitions (an object
 // that stops matching is DELETED for the watcher), timeoutSeconds, a 410 ERROR event when
 // the start version has left the window, and the chunked stream of one JSON event per line.
-import { Readable } from 'node:stream';
+import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeEvent, KubeObject } from '../../actors/index.ts';
 import { collectionPrefix, keyString } from '../../actors/index.ts';
@@ -113,17 +113,31 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
   if (timeoutRaw !== undefined && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds must be a non-negative integer, got ${JSON.stringify(timeoutRaw)}`);
   const timeoutSeconds = timeoutRaw !== undefined && timeoutRaw !== '0' ? Number(timeoutRaw) : watchTimeoutSecondsMin * (1 + Math.random());
   const plan = await planWatch(target, query, selector, context);
-  reply.code(200).type('application/json').header('Cache-Control', 'no-cache, private');
   if (plan === 'expired') {
     const oldest = context.cache.oldestResumableRevision();
+    reply.code(200).type('application/json').header('Cache-Control', 'no-cache, private');
     return reply.send(frame('ERROR', gone(`too old resource version: ${queryString(query, 'resourceVersion')} (${oldest})`).status));
   }
+  // The response is written by hand so headers go out at once: a client (client-go's
+  // Watch(), kubectl get -w) considers the watch established when it sees them, even before
+  // the first event.
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  raw.flushHeaders();
   const timer = setTimeout(() => plan.watcher.terminate(undefined), timeoutSeconds * 1000);
-  request.raw.once('close', () => plan.watcher.terminate(undefined));
-  const stream = Readable.from(streamEvents(target, plan, selector, format, includeObjectOf(query)), { objectMode: false });
-  stream.once('close', () => {
+  const stop = (): void => plan.watcher.terminate(undefined);
+  request.raw.once('close', stop);
+  raw.once('close', stop);
+  try {
+    for await (const chunk of streamEvents(target, plan, selector, format, includeObjectOf(query))) {
+      if (raw.destroyed) break;
+      if (!raw.write(chunk)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+    }
+  } finally {
     clearTimeout(timer);
     plan.watcher.terminate(undefined);
-  });
-  return reply.send(stream);
+    if (!raw.destroyed) raw.end();
+  }
+  return reply;
 }
