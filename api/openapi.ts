@@ -298,6 +298,7 @@ export function openApiV3Document(kinds: readonly ResourceKind[]): OpenApiObject
 // --- protobuf (gnostic openapiv2/OpenAPIv2.proto field numbers) ---
 
 const protobufContentType = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+const protobufResponseContentType = 'application/octet-stream';
 const wireLengthDelimited = 2;
 
 function varint(value: number): number[] {
@@ -428,15 +429,12 @@ function sendPrepared(request: FastifyRequest, reply: FastifyReply, document: Pr
 
 async function openapiPluginBody(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   const documents = buildDocuments(options.kinds ?? servedKinds);
-  // fastify replaces a Content-Type it cannot parse ('@' is not a token character) with
-  // application/octet-stream, so the protobuf type is set again in onSend, after that happens.
-  const restoreProtobufType = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode === 200 && prefersProtobuf(request)) reply.header('content-type', protobufContentType);
-    return payload;
-  };
-  app.get('/openapi/v2', { onSend: restoreProtobufType }, async (request, reply) => {
+  app.get('/openapi/v2', async (request, reply) => {
     if (!prefersProtobuf(request)) return sendPrepared(request, reply, documents.v2);
-    return reply.header('etag', `"${documents.v2.hash}"`).header('vary', 'Accept').send(Buffer.from(documents.v2Protobuf));
+    // Not the requested type as Content-Type: '@' is no token character, so Go's
+    // mime.ParseMediaType (client-go's response handling) would fail on it.
+    return reply.header('etag', `"${documents.v2.hash}"`).header('vary', 'Accept')
+      .header('content-type', protobufResponseContentType).send(Buffer.from(documents.v2Protobuf));
   });
   app.get('/openapi/v3', async (request, reply) => {
     if (!acceptsJson(request)) return sendStatus(reply, notAcceptable(notAcceptableMessage));
