@@ -57,6 +57,11 @@ export function qualifiedResourceString(qualified: QualifiedResource): string {
   return qualified.group === '' ? qualified.resource : `${qualified.resource}.${qualified.group}`;
 }
 
+/** StatusDetails for a resource, leaving out empty fields as Go's omitempty does. */
+function resourceDetails(qualified: QualifiedResource, name: string): StatusDetails {
+  return { ...(name ? { name } : {}), ...(qualified.group ? { group: qualified.group } : {}), kind: qualified.resource };
+}
+
 function failure(code: number, reason: StatusReason, message: string, details?: StatusDetails): ApiError {
   return new ApiError({
     kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason,
@@ -80,12 +85,12 @@ export function unauthorized(message = 'Unauthorized'): ApiError {
 export function forbidden(qualified: QualifiedResource, name: string, reason: string): ApiError {
   const resource = qualifiedResourceString(qualified);
   const message = name === '' ? `${resource} is forbidden: ${reason}` : `${resource} "${name}" is forbidden: ${reason}`;
-  return failure(403, 'Forbidden', message, { ...(name ? { name } : {}), group: qualified.group, kind: qualified.resource });
+  return failure(403, 'Forbidden', message, resourceDetails(qualified, name));
 }
 
 export function notFound(qualified: QualifiedResource, name: string): ApiError {
   return failure(404, 'NotFound', `${qualifiedResourceString(qualified)} "${name}" not found`,
-    { name, group: qualified.group, kind: qualified.resource });
+    resourceDetails(qualified, name));
 }
 
 /** A path that names no served resource: kube-apiserver answers a bare 404 "the server could not find the requested resource". */
@@ -95,12 +100,12 @@ export function pathNotFound(): ApiError {
 
 export function alreadyExists(qualified: QualifiedResource, name: string): ApiError {
   return failure(409, 'AlreadyExists', `${qualifiedResourceString(qualified)} "${name}" already exists`,
-    { name, group: qualified.group, kind: qualified.resource });
+    resourceDetails(qualified, name));
 }
 
 export function conflict(qualified: QualifiedResource, name: string, reason: string): ApiError {
   return failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResourceString(qualified)} "${name}": ${reason}`,
-    { name, group: qualified.group, kind: qualified.resource });
+    resourceDetails(qualified, name));
 }
 
 /** 422 with one cause per field error; `kind` is the object's Kind, as in k8s NewInvalid. */

@@ -4,40 +4,13 @@
 // current CA, is about to expire, or (serving) its SANs differ from the ones requested.
 // Keys are ECDSA P-256 in PKCS#8 PEM, mode 0600. Uses @peculiar/x509 over node's webcrypto,
 // because node:crypto can parse certificates but not issue them. @peculiar/x509's dependency
-// tsyringe refuses to load without a Reflect metadata polyfill; the project does not depend on
-// `reflect-metadata`, so a minimal one is installed here (only if none is present) before the
-// library is imported dynamically. Adding `reflect-metadata` as a dependency would replace it.
+// tsyringe needs the Reflect metadata polyfill, so `reflect-metadata` is imported first.
+import 'reflect-metadata';
 import { webcrypto, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import type * as X509 from '@peculiar/x509';
-
-type MetadataMap = Map<unknown, unknown>;
-
-/** The three Reflect metadata functions tsyringe calls (design:paramtypes and its own tokens). */
-function installReflectMetadata(): void {
-  const reflect = Reflect as unknown as Record<string, unknown>;
-  if (typeof reflect['getMetadata'] === 'function') return;
-  const store = new WeakMap<object, MetadataMap>();
-  const getOwnMetadata = (key: unknown, target: object): unknown => store.get(target)?.get(key);
-  const getMetadata = (key: unknown, target: object): unknown => {
-    for (let current: object | null = target; current !== null; current = Object.getPrototypeOf(current) as object | null) {
-      const value = getOwnMetadata(key, current);
-      if (value !== undefined) return value;
-    }
-    return undefined;
-  };
-  const defineMetadata = (key: unknown, value: unknown, target: object): void => {
-    const entries = store.get(target) ?? new Map<unknown, unknown>();
-    entries.set(key, value);
-    store.set(target, entries);
-  };
-  Object.assign(reflect, { getMetadata, getOwnMetadata, defineMetadata });
-}
-
-installReflectMetadata();
-const x509: typeof X509 = await import('@peculiar/x509');
+import * as x509 from '@peculiar/x509';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
@@ -95,7 +68,7 @@ export function pkiPaths(dataDir: string): PkiPaths {
 }
 
 interface Issued {
-  readonly certificate: X509.X509Certificate;
+  readonly certificate: x509.X509Certificate;
   readonly keys: CryptoKeyPair;
 }
 
@@ -130,18 +103,18 @@ async function createCa(): Promise<Issued> {
 
 interface LeafRequest {
   readonly subject: string;
-  readonly usage: X509.ExtendedKeyUsage;
+  readonly usage: x509.ExtendedKeyUsage;
   readonly sans?: readonly string[];
 }
 
 /** IP addresses become IP SANs, everything else DNS SANs. */
-function generalNames(sans: readonly string[]): X509.JsonGeneralName[] {
+function generalNames(sans: readonly string[]): x509.JsonGeneralName[] {
   return sans.map((san) => ({ type: isIP(san) === 0 ? 'dns' : 'ip', value: san }));
 }
 
 async function issueLeaf(ca: Issued, request: LeafRequest): Promise<Issued> {
   const keys = await generateKeys();
-  const extensions: X509.Extension[] = [
+  const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
     new x509.ExtendedKeyUsageExtension([request.usage]),
@@ -160,7 +133,7 @@ async function privateKeyPem(keys: CryptoKeyPair): Promise<string> {
   return x509.PemConverter.encode(pkcs8, 'PRIVATE KEY');
 }
 
-async function importKeys(certificate: X509.X509Certificate, keyPem: string): Promise<CryptoKeyPair> {
+async function importKeys(certificate: x509.X509Certificate, keyPem: string): Promise<CryptoKeyPair> {
   const privateKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(keyPem), keyAlgorithm, true, ['sign']);
   const publicKey = await certificate.publicKey.export(keyAlgorithm, ['verify']);
   return { privateKey, publicKey } as CryptoKeyPair;
@@ -190,7 +163,7 @@ async function loadIssued(certFile: string, keyFile: string): Promise<Issued | u
 }
 
 /** The SANs a certificate holds, normalised for comparison. */
-export function certificateSans(certificate: X509.X509Certificate): string[] {
+export function certificateSans(certificate: x509.X509Certificate): string[] {
   const extension = certificate.getExtension(x509.SubjectAlternativeNameExtension);
   return normaliseSans(extension?.names.items.map((name) => name.value) ?? []);
 }

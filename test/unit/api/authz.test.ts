@@ -50,11 +50,11 @@ describe('authz plugin - system:masters', () => {
   });
 
   it.each([
-    ['GET', '/api/v1/namespaces', 'namespaces is forbidden: User "bob" cannot list resource "namespaces" in API group "" at the cluster scope', { kind: 'namespaces', group: '' }],
-    ['GET', '/api/v1/namespaces/t/configmaps', 'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "t"', { kind: 'configmaps', group: '' }],
-    ['GET', '/api/v1/namespaces/t/configmaps/c', 'configmaps "c" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "t"', { name: 'c', kind: 'configmaps', group: '' }],
+    ['GET', '/api/v1/namespaces', 'namespaces is forbidden: User "bob" cannot list resource "namespaces" in API group "" at the cluster scope', { kind: 'namespaces' }],
+    ['GET', '/api/v1/namespaces/t/configmaps', 'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "t"', { kind: 'configmaps' }],
+    ['GET', '/api/v1/namespaces/t/configmaps/c', 'configmaps "c" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "t"', { name: 'c', kind: 'configmaps' }],
     ['PATCH', '/apis/coordination.k8s.io/v1/namespaces/t/leases/l', 'leases.coordination.k8s.io "l" is forbidden: User "bob" cannot patch resource "leases" in API group "coordination.k8s.io" in the namespace "t"', { name: 'l', kind: 'leases', group: 'coordination.k8s.io' }],
-    ['PUT', '/api/v1/namespaces/t/status', 'namespaces "t" is forbidden: User "bob" cannot update resource "namespaces/status" in API group "" in the namespace "t"', { name: 't', kind: 'namespaces', group: '' }],
+    ['PUT', '/api/v1/namespaces/t/status', 'namespaces "t" is forbidden: User "bob" cannot update resource "namespaces/status" in API group "" in the namespace "t"', { name: 't', kind: 'namespaces' }],
     ['GET', '/healthz', 'forbidden: User "bob" cannot get path "/healthz"', {}],
   ])('denies %s %s with the kube-apiserver message', async (method, url, message, details) => {
     const app = await buildApp([systemMastersAuthorizer]);
