@@ -145,6 +145,11 @@ const nameDescription = 'Name must be unique within a namespace. Is required whe
 const creationTimestampDescription = 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 
 function columnDefinitions(kind: ResourceKind): TableColumnDefinition[] {
+  const own = kind.columns.map((column) => ({
+    name: column.name, type: column.type, format: column.format ?? '', description: column.description,
+    priority: column.priority,
+  }));
+  if (kind.tableLayout === 'columnsOnly') return own;
   return [
     { name: 'Name', type: 'string', format: 'name', description: nameDescription, priority: 0 },
     ...kind.columns.map((column) => ({
@@ -209,10 +214,16 @@ function rowObject(object: Record<string, unknown>, includeObject: IncludeObject
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: metadataOf(object) };
 }
 
+function sinceCell(timestamp: unknown, nowMs: number): string {
+  const timeMs = typeof timestamp === 'string' ? Date.parse(timestamp) : Number.NaN;
+  return Number.isNaN(timeMs) ? '<unknown>' : humanDuration(nowMs - timeMs);
+}
+
 function rowOf(kind: ResourceKind, object: Record<string, unknown>, options: TableOptions, nowMs: number): TableRow {
   const metadata = metadataOf(object);
   const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
-  const cells: TableCell[] = [name, ...kind.columns.map((column) => column.cell(object)), ageCell(metadata, nowMs)];
+  const own = kind.columns.map((column) => column.cell(object, (timestamp) => sinceCell(timestamp, nowMs)));
+  const cells: TableCell[] = kind.tableLayout === 'columnsOnly' ? own : [name, ...own, ageCell(metadata, nowMs)];
   const embedded = rowObject(object, options.includeObject, options.version ?? 'v1');
   return embedded === undefined ? { cells } : { cells, object: embedded };
 }

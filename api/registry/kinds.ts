@@ -18,9 +18,16 @@ export interface TableColumn {
   readonly description: string;
   /** 0 = shown by default; >0 only with -o wide. */
   readonly priority: number;
-  /** Computes the cell from the object. */
-  readonly cell: (object: Record<string, unknown>) => string | number | boolean | null;
+  /** Computes the cell from the object; `since` renders a timestamp as an age ("5m"). */
+  readonly cell: (object: Record<string, unknown>, since: (timestamp: unknown) => string) => string | number | boolean | null;
 }
+
+/**
+ * How a kind's Table rows are laid out: 'standard' is Name, the kind's columns, Age (most
+ * built-in printers); 'columnsOnly' is the kind's columns alone (the events printer, which
+ * leads with Last Seen and shows Name only with -o wide).
+ */
+export type TableLayout = 'standard' | 'columnsOnly';
 
 export interface ResourceKind {
   readonly group: string;
@@ -34,8 +41,9 @@ export interface ResourceKind {
   readonly categories: readonly string[];
   readonly verbs: readonly Verb[];
   readonly nameRule: NameRule;
-  /** Extra columns after Name (Age is rendered by kubectl from "Created At"/creationTimestamp). */
+  /** Columns after Name (and before Age) in the standard layout; all columns otherwise. */
   readonly columns: readonly TableColumn[];
+  readonly tableLayout?: TableLayout;
   /** JSON schema (ajv) of the whole object. */
   readonly schema: JsonSchema;
 }
@@ -107,12 +115,21 @@ export const servedKinds: readonly ResourceKind[] = [
     group: '', version: 'v1', resource: 'events', singular: 'event', kind: 'Event',
     namespaced: true, shortNames: ['ev'], categories: [], verbs: standardVerbs,
     nameRule: 'dns1123Subdomain',
+    tableLayout: 'columnsOnly',
     columns: [
-      { name: 'Type', type: 'string', description: 'Event type', priority: 0, cell: (o) => stringCell(o['type']) },
-      { name: 'Reason', type: 'string', description: 'Short reason', priority: 0, cell: (o) => stringCell(o['reason']) },
-      { name: 'Object', type: 'string', description: 'The object this event is about', priority: 0,
+      { name: 'Last Seen', type: 'string', description: 'The time at which the most recent occurrence of this event was recorded.', priority: 0,
+        cell: (o, since) => since(o['lastTimestamp'] ?? o['eventTime'] ?? nested(o, 'metadata', 'creationTimestamp')) },
+      { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future', priority: 0, cell: (o) => stringCell(o['type']) },
+      { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', priority: 0, cell: (o) => stringCell(o['reason']) },
+      { name: 'Object', type: 'string', description: 'The object that this event is about.', priority: 0,
         cell: (o) => `${stringCell(nested(o, 'involvedObject', 'kind')).toLowerCase()}/${stringCell(nested(o, 'involvedObject', 'name'))}` },
-      { name: 'Message', type: 'string', description: 'Human-readable message', priority: 0, cell: (o) => stringCell(o['message']) },
+      { name: 'Subobject', type: 'string', description: 'The field of the involved object this event is about.', priority: 1, cell: (o) => stringCell(nested(o, 'involvedObject', 'fieldPath')) },
+      { name: 'Source', type: 'string', description: 'The component reporting this event.', priority: 1,
+        cell: (o) => [stringCell(nested(o, 'source', 'component')), stringCell(nested(o, 'source', 'host'))].filter((part) => part).join(', ') },
+      { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', priority: 0, cell: (o) => stringCell(o['message']) },
+      { name: 'First Seen', type: 'string', description: 'The time at which the event was first recorded.', priority: 1, cell: (o, since) => since(o['firstTimestamp'] ?? o['eventTime']) },
+      { name: 'Count', type: 'string', description: 'The number of times this event has occurred.', priority: 1, cell: (o) => stringCell(o['count'] ?? 1) },
+      { name: 'Name', type: 'string', format: 'name', description: 'Name of the event.', priority: 1, cell: (o) => stringCell(nested(o, 'metadata', 'name')) },
     ],
     schema: kindSchemas.Event,
   },
