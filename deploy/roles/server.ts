@@ -46,9 +46,19 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
     authenticators: [certificateAuthenticator],
     authorizers: [systemMastersAuthorizer],
-    readyz: [{ name: 'store-leader', check: async () => {
-      if (!client.ready()) throw new Error('no raft leader');
+    livez: [{ name: 'raft-log', check: async () => {
+      const failure = store.node.status().failure;
+      if (failure !== undefined) throw new Error(`raft member failed: ${failure}`);
     } }],
+    readyz: [
+      { name: 'raft-log', check: async () => {
+        const failure = store.node.status().failure;
+        if (failure !== undefined) throw new Error(`raft member failed: ${failure}`);
+      } },
+      { name: 'raft-leader', check: async () => {
+        if (!client.ready()) throw new Error('no raft leader');
+      } },
+    ],
   });
   const address = await app.listen({ port: flags.port, host: flags.bindAddress });
   const port = new URL(address).port;

@@ -30,6 +30,8 @@ export interface RaftStatus {
   readonly commitIndex: number;
   readonly appliedIndex: number;
   readonly lastIndex: number;
+  /** Why the member stopped working (storage or apply failed); undefined while healthy. */
+  readonly failure: string | undefined;
 }
 
 /** Throws a TypeError describing the first invalid option (a configuration error). */

@@ -134,6 +134,7 @@ export class RaftNode<Result> {
     return {
       id: this.#id, role: status.role, term: status.term, leaderId: status.leaderId,
       commitIndex: status.commitIndex, appliedIndex: this.#stateMachine.appliedIndex(), lastIndex: status.lastIndex,
+      failure: this.#failure?.message,
     };
   }
 
