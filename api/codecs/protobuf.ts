@@ -1,0 +1,255 @@
+// Owns: the Kubernetes protobuf wire format (application/vnd.kubernetes.protobuf) for the kinds
+// kstore serves: the 4-byte "k8s\0" prefix plus runtime.Unknown envelope, and the conversion
+// between protobuf messages and the JSON shape kube-apiserver produces for the same object.
+//
+// Why hand-assembled: there is no code generation step. The message definitions live as proto2
+// text in ./k8s-types.ts, with field numbers copied from Kubernetes' generated.proto files (cited
+// there), and protobufjs builds the codecs at runtime. The JSON mapping is a reflective walk over
+// those definitions that applies Go's rules: camelCase JSON names (equal to the proto field names
+// here), metav1.Time as RFC 3339 seconds, MicroTime with 6 fractional digits, bytes as base64,
+// int64 as a number, FieldsV1 as the JSON object it carries, and zero values dropped unless Go
+// keeps them (pointer or non-omitempty fields, listed in keepZeroFields).
+import protobuf from 'protobufjs';
+import type { Field, Type } from 'protobufjs';
+import {
+  fieldsV1Message, keepZeroFields, kindMessages, microTimeMessage, protoSources, timeMessage, unknownMessage,
+} from './k8s-types.ts';
+
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+
+/** The 4 bytes ("k8s" and a zero byte) in front of every protobuf-encoded object. */
+const PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+/** A request body that is not a well-formed protobuf object of a supported kind. */
+export class ProtobufDecodeError extends Error {
+  override readonly name = 'ProtobufDecodeError';
+}
+
+/** An object that cannot be written as protobuf (unsupported kind or malformed field). */
+export class ProtobufEncodeError extends Error {
+  override readonly name = 'ProtobufEncodeError';
+}
+
+type JsonObject = Record<string, unknown>;
+
+const root = buildRoot();
+const unknownType = root.lookupType(unknownMessage);
+
+function buildRoot(): protobuf.Root {
+  const built = new protobuf.Root();
+  for (const source of protoSources) protobuf.parse(source.text, built, { keepCase: true });
+  built.resolveAll();
+  return built;
+}
+
+/** True for application/vnd.kubernetes.protobuf, with or without parameters. */
+export function isProtobufMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase() === PROTOBUF_MEDIA_TYPE;
+}
+
+/** The supported "apiVersion/kind" pairs, e.g. "v1/ConfigMap", "coordination.k8s.io/v1/Lease". */
+export function protobufKinds(): string[] {
+  return [...kindMessages.keys()];
+}
+
+/** True when objects of this apiVersion and kind can be encoded and decoded as protobuf. */
+export function isProtobufKind(apiVersion: string, kind: string): boolean {
+  return kindMessages.has(`${apiVersion}/${kind}`);
+}
+
+// ---- decoding: wire bytes → JSON shape ----
+
+/** Decodes a prefixed runtime.Unknown envelope into the object's JSON shape. */
+export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
+  if (body.length < PREFIX.length || !body.subarray(0, PREFIX.length).equals(PREFIX)) {
+    throw new ProtobufDecodeError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  }
+  const envelope = decodeMessage(unknownType, body.subarray(PREFIX.length), 'runtime.Unknown');
+  const { apiVersion, kind } = envelopeTypeMeta(envelope);
+  checkEnvelopeEncoding(envelope);
+  const messageName = kindMessages.get(`${apiVersion}/${kind}`);
+  if (messageName === undefined) {
+    throw new ProtobufDecodeError(`no protobuf definition for kind "${kind}" in version "${apiVersion}"`);
+  }
+  const type = root.lookupType(messageName);
+  const raw = envelope['raw'];
+  const message = decodeMessage(type, typeof raw === 'string' ? Buffer.from(raw, 'base64') : Buffer.alloc(0), kind);
+  return { apiVersion, kind, ...messageToJson(type, message) };
+}
+
+function decodeMessage(type: Type, bytes: Uint8Array, what: string): JsonObject {
+  try {
+    const message = type.decode(bytes);
+    return type.toObject(message, { longs: Number, bytes: String, defaults: false, arrays: false, objects: false });
+  } catch (error) {
+    throw new ProtobufDecodeError(`unable to decode ${what}: ${(error as Error).message}`);
+  }
+}
+
+function envelopeTypeMeta(envelope: JsonObject): { apiVersion: string; kind: string } {
+  const typeMeta = (envelope['typeMeta'] ?? {}) as JsonObject;
+  const apiVersion = typeof typeMeta['apiVersion'] === 'string' ? typeMeta['apiVersion'] : '';
+  const kind = typeof typeMeta['kind'] === 'string' ? typeMeta['kind'] : '';
+  if (kind === '') throw new ProtobufDecodeError("Object 'Kind' is missing in the protobuf envelope");
+  if (apiVersion === '') throw new ProtobufDecodeError("Object 'apiVersion' is missing in the protobuf envelope");
+  return { apiVersion, kind };
+}
+
+function checkEnvelopeEncoding(envelope: JsonObject): void {
+  const encoding = envelope['contentEncoding'];
+  if (typeof encoding === 'string' && encoding !== '') {
+    throw new ProtobufDecodeError(`unsupported content encoding "${encoding}" in the protobuf envelope`);
+  }
+  const contentType = envelope['contentType'];
+  if (typeof contentType === 'string' && contentType !== '' && !isProtobufMediaType(contentType)) {
+    throw new ProtobufDecodeError(`unsupported content type "${contentType}" in the protobuf envelope`);
+  }
+}
+
+/** One decoded message (protobufjs plain object, present fields only) → its JSON shape. */
+function messageToJson(type: Type, value: JsonObject): JsonObject {
+  const keepZero = keepZeroFields.get(qualifiedName(type));
+  const json: JsonObject = {};
+  for (const field of type.fieldsArray) {
+    const converted = fieldToJson(field, value[field.name], keepZero?.has(field.name) ?? false);
+    if (converted !== undefined) json[field.name] = converted;
+  }
+  return json;
+}
+
+function fieldToJson(field: Field, value: unknown, keepZero: boolean): unknown {
+  if (value === undefined || value === null) return undefined;
+  if (field.map) return mapToJson(field, value as JsonObject);
+  if (field.repeated) {
+    const items = (value as unknown[]).map((item) => valueToJson(field, item));
+    return items.length === 0 ? undefined : items;
+  }
+  if (field.resolvedType === null && !keepZero && isZeroScalar(value)) return undefined;
+  return valueToJson(field, value);
+}
+
+function mapToJson(field: Field, value: JsonObject): JsonObject | undefined {
+  const entries = Object.entries(value);
+  if (entries.length === 0) return undefined;
+  return Object.fromEntries(entries.map(([key, item]) => [key, valueToJson(field, item)]));
+}
+
+/** A single value of a field (one element of a list or map): messages recurse, scalars pass. */
+function valueToJson(field: Field, value: unknown): unknown {
+  const type = messageTypeOf(field);
+  if (type === undefined) return value;
+  const name = qualifiedName(type);
+  if (name === timeMessage || name === microTimeMessage) return timeToJson(value as JsonObject, name === microTimeMessage);
+  if (name === fieldsV1Message) return fieldsV1ToJson(value as JsonObject);
+  return messageToJson(type, value as JsonObject);
+}
+
+function isZeroScalar(value: unknown): boolean {
+  return value === '' || value === 0 || value === false;
+}
+
+function timeToJson(value: JsonObject, micro: boolean): string | undefined {
+  const seconds = Number(value['seconds'] ?? 0);
+  const nanos = Number(value['nanos'] ?? 0);
+  if (seconds === 0 && nanos === 0) return undefined; // Go's zero time serializes as null
+  const whole = new Date(seconds * 1000).toISOString().slice(0, 19);
+  if (!micro) return `${whole}Z`;
+  return `${whole}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+}
+
+function fieldsV1ToJson(value: JsonObject): unknown {
+  const raw = value['Raw'];
+  if (typeof raw !== 'string' || raw === '') return undefined;
+  try {
+    return JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as unknown;
+  } catch (error) {
+    throw new ProtobufDecodeError(`managedFields fieldsV1 is not JSON: ${(error as Error).message}`);
+  }
+}
+
+// ---- encoding: JSON shape → wire bytes ----
+
+/** Encodes an object of a supported kind as the prefixed runtime.Unknown envelope. */
+export function encodeProtobufObject(object: Record<string, unknown>): Buffer {
+  const apiVersion = typeof object['apiVersion'] === 'string' ? object['apiVersion'] : '';
+  const kind = typeof object['kind'] === 'string' ? object['kind'] : '';
+  const messageName = kindMessages.get(`${apiVersion}/${kind}`);
+  if (messageName === undefined) {
+    throw new ProtobufEncodeError(`no protobuf definition for kind "${kind}" in version "${apiVersion}"`);
+  }
+  const raw = encodeMessage(root.lookupType(messageName), object);
+  // Written like Go's runtime.Unknown marshaller: contentEncoding and contentType present and empty.
+  const envelope = encodeMessage(unknownType, { typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' });
+  return Buffer.concat([PREFIX, envelope]);
+}
+
+function encodeMessage(type: Type, json: JsonObject): Uint8Array {
+  try {
+    const plain = type === unknownType ? json : messageFromJson(type, json);
+    return type.encode(type.fromObject(plain)).finish();
+  } catch (error) {
+    if (error instanceof ProtobufEncodeError) throw error;
+    throw new ProtobufEncodeError(`unable to encode ${type.name}: ${(error as Error).message}`);
+  }
+}
+
+/** JSON → a plain object protobufjs' fromObject accepts (times split, FieldsV1 serialized). */
+function messageFromJson(type: Type, json: JsonObject): JsonObject {
+  const plain: JsonObject = {};
+  for (const field of type.fieldsArray) {
+    const value = json[field.name];
+    if (value === undefined || value === null) continue;
+    plain[field.name] = fieldFromJson(field, value);
+  }
+  return plain;
+}
+
+function fieldFromJson(field: Field, value: unknown): unknown {
+  if (field.map) {
+    const entries = Object.entries(expectObject(field, value)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return Object.fromEntries(entries.map(([key, item]) => [key, valueFromJson(field, item)]));
+  }
+  if (field.repeated) {
+    if (!Array.isArray(value)) throw new ProtobufEncodeError(`${field.name}: expected a list`);
+    return value.map((item) => valueFromJson(field, item));
+  }
+  return valueFromJson(field, value);
+}
+
+function valueFromJson(field: Field, value: unknown): unknown {
+  const type = messageTypeOf(field);
+  if (type === undefined) return value;
+  const name = qualifiedName(type);
+  if (name === timeMessage || name === microTimeMessage) return timeFromJson(field, value);
+  if (name === fieldsV1Message) return { Raw: Buffer.from(JSON.stringify(value), 'utf8') };
+  return messageFromJson(type, expectObject(field, value));
+}
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+
+function timeFromJson(field: Field, value: unknown): JsonObject {
+  const match = typeof value === 'string' ? RFC3339.exec(value.toUpperCase()) : null;
+  const milliseconds = match ? Date.parse(`${match[1]}${match[3]}`) : Number.NaN;
+  if (!match || Number.isNaN(milliseconds)) {
+    throw new ProtobufEncodeError(`${field.name}: ${JSON.stringify(value)} is not an RFC 3339 time`);
+  }
+  return { seconds: Math.floor(milliseconds / 1000), nanos: Number((match[2] ?? '').padEnd(9, '0')) };
+}
+
+function expectObject(field: Field, value: unknown): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ProtobufEncodeError(`${field.name}: expected an object`);
+  }
+  return value as JsonObject;
+}
+
+// ---- shared ----
+
+function messageTypeOf(field: Field): Type | undefined {
+  return field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
+}
+
+function qualifiedName(type: Type): string {
+  return type.fullName.replace(/^\./, '');
+}
