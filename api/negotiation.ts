@@ -3,9 +3,10 @@
 // (JSON or YAML) into plain objects with kube-apiserver's errors (400 for a body that does
 // not parse, 406 when no acceptable media type is served).
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { decodeProtobufObject, encodeProtobufObject, isProtobufKind, isProtobufMediaType, PROTOBUF_MEDIA_TYPE, ProtobufDecodeError } from './codecs/protobuf.ts';
 import { badRequest, notAcceptable } from './status.ts';
 
-export type ResponseFormat = { readonly type: 'json' } | { readonly type: 'yaml' } | { readonly type: 'table' };
+export type ResponseFormat = { readonly type: 'json' } | { readonly type: 'yaml' } | { readonly type: 'table' } | { readonly type: 'protobuf' };
 
 interface MediaRange {
   readonly type: string;
@@ -24,7 +25,7 @@ function parseMediaRanges(accept: string): MediaRange[] {
   }).filter((range) => range.type !== '');
 }
 
-function formatFor(range: MediaRange, tableAllowed: boolean): ResponseFormat | undefined {
+function formatFor(range: MediaRange, tableAllowed: boolean, protobufAllowed: boolean): ResponseFormat | undefined {
   const as = range.parameters['as'];
   if (as !== undefined) {
     const isTable = as === 'Table' && range.parameters['g'] === 'meta.k8s.io' && (range.parameters['v'] === 'v1' || range.parameters['v'] === 'v1beta1');
@@ -32,29 +33,52 @@ function formatFor(range: MediaRange, tableAllowed: boolean): ResponseFormat | u
   }
   if (range.type === 'application/json' || range.type === 'application/*' || range.type === '*/*') return { type: 'json' };
   if (range.type === 'application/yaml') return { type: 'yaml' };
+  if (range.type === PROTOBUF_MEDIA_TYPE && protobufAllowed) return { type: 'protobuf' };
   return undefined;
 }
 
-/** Picks the first acceptable representation in the client's order; 406 when none is served. */
-export function negotiate(accept: string | undefined, tableAllowed: boolean): ResponseFormat {
+/**
+ * Picks the first acceptable representation in the client's order; 406 when none is served.
+ * Protobuf is offered for single objects and lists of the kinds the codec knows; watch
+ * streams (length-framed protobuf events) are JSON only for now.
+ */
+export function negotiate(accept: string | undefined, tableAllowed: boolean, protobufAllowed = true): ResponseFormat {
   if (accept === undefined || accept.trim() === '') return { type: 'json' };
   for (const range of parseMediaRanges(accept)) {
-    const format = formatFor(range, tableAllowed);
+    const format = formatFor(range, tableAllowed, protobufAllowed);
     if (format) return format;
   }
   throw notAcceptable(`only the following media types are accepted: application/json, application/yaml${tableAllowed ? ', application/json;as=Table;v=v1;g=meta.k8s.io' : ''}`);
 }
 
-export function encode(format: ResponseFormat, body: unknown): { contentType: string; payload: string } {
+/** Whether a body can be sent as protobuf (its apiVersion/kind is known to the codec). */
+export function protobufEncodable(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  const { apiVersion, kind } = body as { apiVersion?: unknown; kind?: unknown };
+  return typeof apiVersion === 'string' && typeof kind === 'string' && isProtobufKind(apiVersion, kind);
+}
+
+export function encode(format: ResponseFormat, body: unknown): { contentType: string; payload: string | Buffer } {
   if (format.type === 'yaml') return { contentType: 'application/yaml', payload: stringifyYaml(body) };
+  if (format.type === 'protobuf') return { contentType: PROTOBUF_MEDIA_TYPE, payload: encodeProtobufObject(body as Record<string, unknown>) };
   return { contentType: 'application/json', payload: JSON.stringify(body) };
 }
 
-/** Media types request bodies may use (patch types are added by the patch endpoint). */
+/** Text media types request bodies may use (patch types are added by the patch endpoint). */
 export const bodyMediaTypes = ['application/json', 'application/yaml'] as const;
 
-/** Decodes a request body of a supported media type into a JSON value. */
-export function decodeBody(contentType: string | undefined, raw: string): unknown {
+/** Decodes a request body of a supported media type (JSON, YAML, protobuf) into a JSON value. */
+export function decodeBody(contentType: string | undefined, raw: string | Buffer): unknown {
+  if (isProtobufMediaType(contentType)) {
+    if (!Buffer.isBuffer(raw) || raw.length === 0) throw badRequest('the body of the request was empty');
+    try {
+      return decodeProtobufObject(raw);
+    } catch (error) {
+      if (error instanceof ProtobufDecodeError) throw badRequest(error.message);
+      throw error;
+    }
+  }
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
   const mediaType = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (raw.trim() === '') throw badRequest('the body of the request was empty');
   if (mediaType === 'application/yaml') {

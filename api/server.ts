@@ -15,6 +15,7 @@ import { patchMediaTypes } from './endpoints/patch.ts';
 import { registerResourceRoutes } from './endpoints/routes.ts';
 import { healthPlugin } from './health.ts';
 import type { HealthCheck } from './health.ts';
+import { PROTOBUF_MEDIA_TYPE } from './codecs/protobuf.ts';
 import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
 import { registerStatusErrors, requestBodyBytesMax } from './status-errors.ts';
@@ -67,6 +68,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser([...bodyMediaTypes, ...patchMediaTypes], { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser(PROTOBUF_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerStatusErrors(app);
   const cache = new WatchCache(options.store, options.watchCacheEventsMax);
   app.addHook('onClose', async () => cache.close());

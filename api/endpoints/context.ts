@@ -3,7 +3,7 @@
 // response in the negotiated representation, and query parameter parsing.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
-import { decodeBody, encode, negotiate } from '../negotiation.ts';
+import { decodeBody, encode, negotiate, protobufEncodable } from '../negotiation.ts';
 import type { ResponseFormat } from '../negotiation.ts';
 import { apiVersionOf } from '../registry/kinds.ts';
 import type { ResourceKind } from '../registry/kinds.ts';
@@ -43,8 +43,7 @@ export function formatTime(date: Date): string {
 
 /** Reads the body as an object of the target's kind, filling apiVersion/kind when absent. */
 export function readObject(request: FastifyRequest, target: Target): KubeObject {
-  const raw = typeof request.body === 'string' ? request.body : '';
-  const decoded = decodeBody(request.headers['content-type'], raw);
+  const decoded = decodeBody(request.headers['content-type'], requestBody(request));
   if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
     throw badRequest(`the body of the request must be a ${target.kind.kind} object, got ${Array.isArray(decoded) ? 'an array' : JSON.stringify(decoded)}`);
   }
@@ -63,6 +62,12 @@ export function readObject(request: FastifyRequest, target: Target): KubeObject 
     throw badRequest(`${target.kind.kind} in version "${target.kind.version}" cannot be handled as a ${target.kind.kind}: metadata: must be object`);
   }
   return object as unknown as KubeObject;
+}
+
+/** The raw request body: a string for text media types, a Buffer for protobuf. */
+export function requestBody(request: FastifyRequest): string | Buffer {
+  const body = request.body;
+  return typeof body === 'string' || Buffer.isBuffer(body) ? body : '';
 }
 
 export function fieldValidationLevel(query: Query): FieldValidation {
@@ -89,9 +94,13 @@ export function sendWarnings(reply: FastifyReply, warnings: readonly string[]): 
   reply.header('Warning', warnings.map((warning) => `299 - ${JSON.stringify(warning)}`));
 }
 
-/** Sends a body in the negotiated representation (JSON unless the client asked for YAML). */
+/**
+ * Sends a body in the negotiated representation: the client's first acceptable media type,
+ * passing over protobuf for bodies the protobuf codec does not know.
+ */
 export function respond(request: FastifyRequest, reply: FastifyReply, code: number, body: unknown, format?: ResponseFormat): FastifyReply {
-  const chosen = format ?? negotiate(request.headers.accept, false);
+  let chosen = format ?? negotiate(request.headers.accept, false);
+  if (chosen.type === 'protobuf' && !protobufEncodable(body)) chosen = negotiate(request.headers.accept, false, false);
   const { contentType, payload } = encode(chosen, body);
   return reply.code(code).type(contentType).send(payload);
 }

@@ -8,7 +8,7 @@ import { decodeBody } from '../negotiation.ts';
 import { parseFieldSelector, parseLabelSelector, bothMatch } from '../selectors.ts';
 import { badRequest, invalid, successStatus } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
-import { formatTime, isDryRun, listOf, queryString, respond } from './context.ts';
+import { formatTime, isDryRun, listOf, queryString, requestBody, respond } from './context.ts';
 import { expectObject } from './results.ts';
 import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
@@ -23,8 +23,8 @@ const propagationPolicies = ['Orphan', 'Background', 'Foreground'];
 
 function readDeleteOptions(request: FastifyRequest): DeleteOptions {
   const query = request.query as Query;
-  const raw = typeof request.body === 'string' ? request.body : '';
-  const body = raw.trim() === '' ? {} : decodeBody(request.headers['content-type'], raw);
+  const raw = requestBody(request);
+  const body = raw.length === 0 || (typeof raw === 'string' && raw.trim() === '') ? {} : decodeBody(request.headers['content-type'], raw);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of a delete request must be a DeleteOptions object');
   const options = body as Record<string, unknown>;
   const preconditions = options['preconditions'];

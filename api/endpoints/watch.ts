@@ -107,7 +107,7 @@ async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector
 
 export async function handleWatch(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const query = request.query as Query;
-  const format = negotiate(request.headers.accept, true);
+  const format = negotiate(request.headers.accept, true, false);
   const selector = watchSelector(target, query);
   const timeoutRaw = queryString(query, 'timeoutSeconds');
   if (timeoutRaw !== undefined && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds must be a non-negative integer, got ${JSON.stringify(timeoutRaw)}`);
