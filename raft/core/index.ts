@@ -5,8 +5,9 @@ export type { RaftConfig } from './raft.ts';
 export type { Ready } from './ready.ts';
 export { emptyHardState } from './types.ts';
 export type {
-  AppendAccepted, AppendEntries, AppendRejected, AppendResponse, Entry, HardState, Message, MessageType,
-  NodeId, ReadState, RequestVote, RestoredState, Role, VoteResponse,
+  AppendAccepted, AppendEntries, AppendRejected, AppendResponse, Configuration, Entry, EntryType, HardState,
+  InstallSnapshot, Message, MessageType, NodeId, ReadState, RequestVote, RestoredState, Role, SnapshotMeta,
+  SnapshotResponse, TimeoutNow, VoteResponse,
 } from './types.ts';
 export { quorumSize, quorumValue, voteOutcome } from './quorum.ts';
 export {

@@ -8,11 +8,32 @@
 export type NodeId = string;
 export type Role = 'follower' | 'candidate' | 'leader';
 
+/**
+ * 'normal' entries carry application commands (empty data is the leader's no-op, Raft thesis
+ * §6.4); 'configuration' entries carry an encoded Configuration (thesis §4.1: a member uses
+ * the latest configuration in its log, committed or not). Absent means 'normal'.
+ */
+export type EntryType = 'normal' | 'configuration';
+
 export interface Entry {
   readonly index: number;
   readonly term: number;
-  /** Opaque command bytes; empty data is the leader's no-op (Raft thesis §6.4). */
+  /** Opaque command bytes, or an encoded Configuration for a configuration entry. */
   readonly data: Uint8Array;
+  readonly type?: EntryType;
+}
+
+/** The members of the group: voters count for quorums, learners only receive the log. */
+export interface Configuration {
+  readonly voters: readonly NodeId[];
+  readonly learners: readonly NodeId[];
+}
+
+/** What a snapshot covers: the log up to `index` (of `term`) and the configuration then. */
+export interface SnapshotMeta {
+  readonly index: number;
+  readonly term: number;
+  readonly configuration: Configuration;
 }
 
 /** State that must be durable before any message that depends on it is sent (§5.1, §5.2). */
@@ -43,11 +64,19 @@ export interface RequestVote extends MessageBase {
   readonly type: 'requestVote';
   readonly lastLogIndex: number;
   readonly lastLogTerm: number;
+  /**
+   * A PreVote (thesis §9.6): asks whether the receiver would vote in `term` without anyone
+   * changing term; `term` is then the candidate's term + 1, and receivers do not adopt it.
+   */
+  readonly preVote?: boolean;
+  /** Set when a leader asked this candidate to take over (TimeoutNow): bypasses leader stickiness. */
+  readonly transfer?: boolean;
 }
 
 export interface VoteResponse extends MessageBase {
   readonly type: 'voteResponse';
   readonly granted: boolean;
+  readonly preVote?: boolean;
 }
 
 export interface AppendEntries extends MessageBase {
@@ -77,11 +106,41 @@ export interface AppendRejected extends MessageBase {
   readonly rejectedIndex: number;
   /** Follower's last index, so the leader can skip back past a long missing suffix. */
   readonly hintIndex: number;
+  /** Fast backtracking (thesis §5.3 optimisation): term of the follower's entry at rejectedIndex, if it has one. */
+  readonly conflictTerm?: number;
+  /** First index the follower holds of conflictTerm. */
+  readonly conflictIndex?: number;
   readonly round: number;
 }
 
 export type AppendResponse = AppendAccepted | AppendRejected;
-export type Message = RequestVote | VoteResponse | AppendEntries | AppendResponse;
+
+/** One chunk of a snapshot for a follower behind the leader's compacted log (thesis §5.4.3). */
+export interface InstallSnapshot extends MessageBase {
+  readonly type: 'installSnapshot';
+  readonly snapshot: SnapshotMeta;
+  /** Byte offset of `data` within the snapshot. */
+  readonly offset: number;
+  readonly data: Uint8Array;
+  /** True on the last chunk. */
+  readonly done: boolean;
+}
+
+export interface SnapshotResponse extends MessageBase {
+  readonly type: 'snapshotResponse';
+  readonly snapshotIndex: number;
+  /** Next byte the follower expects (it restarts at 0 after a gap). */
+  readonly nextOffset: number;
+  /** True once the whole snapshot is persisted and installed. */
+  readonly installed: boolean;
+}
+
+/** Leadership transfer (thesis §3.10): the leader tells a caught-up target to campaign now. */
+export interface TimeoutNow extends MessageBase {
+  readonly type: 'timeoutNow';
+}
+
+export type Message = RequestVote | VoteResponse | AppendEntries | AppendResponse | InstallSnapshot | SnapshotResponse | TimeoutNow;
 export type MessageType = Message['type'];
 
 /** A confirmed linearizable read point: serve the read once appliedIndex >= index. */
