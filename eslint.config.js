@@ -37,8 +37,8 @@ const importBoundaries = {
   create(context) {
     const file = context.filename;
     const from = moduleFolder(file);
-    return {
-      ImportDeclaration(node) {
+    const check = (node) => {
+        if (!node.source) return;
         const source = node.source.value;
         if (typeof source !== 'string' || !source.startsWith('.')) return;
         const target = path.resolve(path.dirname(file), source);
@@ -62,8 +62,8 @@ const importBoundaries = {
         if (from !== 'test' && to === 'raft' && target !== path.join(root, 'raft', 'index.ts')) {
           context.report({ node, message: 'import raft only through raft/index.ts' });
         }
-      },
     };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check };
   },
 };
 

@@ -96,6 +96,15 @@ export class ClusterState implements StateMachine<CommandResult> {
     return { items, revision: this.applied };
   }
 
+  /**
+   * Every object stored in `namespace`, of any resource (for the namespace lifecycle
+   * controller). O(all objects): namespaces sit in the middle of the key, so this is a scan.
+   */
+  objectsInNamespace(namespace: string): { key: ObjectKey; object: KubeObject }[] {
+    assert(namespace !== '', 'a namespace name is not empty');
+    return this.state.objects.all().filter((record) => record.key.namespace === namespace).map((record) => ({ key: record.key, object: record.object }));
+  }
+
   eventsSince(revision: number): EventsSince {
     return this.state.history.eventsSince(revision);
   }

@@ -105,7 +105,10 @@ export function deleteRecord(record: ResourceRecord, revision: number, at: strin
   assert(lifecycleState(next) === 'finalizing', 'a delete leaves an object finalizing or removed');
   const metadata: ObjectMeta = { ...record.object.metadata, resourceVersion: String(revision), deletionTimestamp: at, deletionGracePeriodSeconds: 0 };
   if (typeof metadata.generation === 'number' && metadata.generation > 0) metadata.generation += 1; // as kube's BeforeDelete
-  return { type: 'finalizing', record: deepFreeze({ ...next, object: deepFreeze({ ...record.object, metadata }) }), changed: true };
+  const object: KubeObject = isNamespace(record.object)
+    ? { ...record.object, metadata, status: { ...statusOf(record.object), phase: 'Terminating' } }
+    : { ...record.object, metadata };
+  return { type: 'finalizing', record: deepFreeze({ ...next, object: deepFreeze(object) }), changed: true };
 }
 
 /** Runs one machine event and logs the transition (bounded). */
@@ -141,9 +144,28 @@ function setNamespace(metadata: ObjectMeta, namespace: string): void {
   else metadata.namespace = namespace;
 }
 
+/** A core/v1 Namespace: its spec.finalizers also hold its deletion (kube's namespace finalizer). */
+function isNamespace(object: KubeObject): boolean {
+  return object.apiVersion === 'v1' && object.kind === 'Namespace';
+}
+
+function statusOf(object: KubeObject): Record<string, unknown> {
+  const status = object['status'];
+  return status !== null && typeof status === 'object' && !Array.isArray(status) ? status : {};
+}
+
+/**
+ * The finalizers that hold an object's deletion: metadata.finalizers, and for a Namespace also
+ * spec.finalizers (normally "kubernetes", removed by the namespace lifecycle controller once
+ * the namespace is empty).
+ */
 function finalizersOf(object: KubeObject): string[] {
   const finalizers = object.metadata.finalizers;
-  return Array.isArray(finalizers) ? [...finalizers] : [];
+  const own = Array.isArray(finalizers) ? [...finalizers] : [];
+  if (!isNamespace(object)) return own;
+  const spec = object['spec'];
+  const specFinalizers = spec !== null && typeof spec === 'object' && !Array.isArray(spec) ? spec['finalizers'] : undefined;
+  return Array.isArray(specFinalizers) ? [...own, ...specFinalizers.filter((item): item is string => typeof item === 'string')] : own;
 }
 
 /** Finalizers in `candidate` that the stored object lacks, if the object is being deleted. */

@@ -57,9 +57,16 @@ export function apiResourceOf(kind: ResourceKind) {
   };
 }
 
+/** Subresources appear in the legacy list as "<resource>/<subresource>" entries. */
+function subresourcesOf(kind: ResourceKind) {
+  return (kind.subresources ?? []).map((subresource) => ({
+    name: `${kind.resource}/${subresource.name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: [...subresource.verbs],
+  }));
+}
+
 /** /api/v1 and /apis/<g>/<v>; the core list has no apiVersion field, as in kube-apiserver. */
 export function apiResourceList(kinds: readonly ResourceKind[], group: string, version: string) {
-  const resources = kinds.filter((kind) => kind.group === group && kind.version === version).map(apiResourceOf);
+  const resources = kinds.filter((kind) => kind.group === group && kind.version === version).flatMap((kind) => [apiResourceOf(kind), ...subresourcesOf(kind)]);
   const groupVersion = apiVersionOf({ group, version });
   return group === ''
     ? { kind: 'APIResourceList', groupVersion, resources }
@@ -99,6 +106,11 @@ function aggregatedResourceOf(kind: ResourceKind) {
     verbs: [...kind.verbs],
     ...(kind.shortNames.length > 0 ? { shortNames: [...kind.shortNames] } : {}),
     ...(kind.categories.length > 0 ? { categories: [...kind.categories] } : {}),
+    ...((kind.subresources ?? []).length > 0 ? {
+      subresources: (kind.subresources ?? []).map((subresource) => ({
+        subresource: subresource.name, responseKind: { group: kind.group, version: kind.version, kind: kind.kind }, verbs: [...subresource.verbs],
+      })),
+    } : {}),
   };
 }
 

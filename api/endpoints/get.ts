@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { negotiate } from '../negotiation.ts';
 import { notFound } from '../status.ts';
+import { checkSubresource } from './subresource.ts';
 import { toTable } from '../table.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { queryString, respond } from './context.ts';
@@ -13,7 +14,7 @@ import type { Target } from './target.ts';
 export async function handleGet(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const name = target.name!;
   const query = request.query as Query;
-  if (target.subresource !== undefined) throw notFound({ group: target.kind.group, resource: `${target.kind.resource}/${target.subresource}` }, name);
+  if (target.subresource !== undefined) checkSubresource(target, 'get');
   const format = negotiate(request.headers.accept, true);
   await settleRead(getSemantic(query), context);
   const object = context.store.get(objectKey(target, name));

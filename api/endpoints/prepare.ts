@@ -51,7 +51,7 @@ export function prepareCreate(object: KubeObject, target: Target, level: FieldVa
 }
 
 /** Validates and normalises a replacement of `old`; returns the warnings for the response. */
-export function prepareUpdate(object: KubeObject, old: KubeObject, target: Target, level: FieldValidation): string[] {
+export function prepareUpdate(object: KubeObject, old: KubeObject, target: Target, level: FieldValidation, subresource?: string): string[] {
   settleNamespace(object, target);
   const warnings = validateStructure(target.kind, object, level);
   const metadata = object.metadata;
@@ -62,7 +62,8 @@ export function prepareUpdate(object: KubeObject, old: KubeObject, target: Targe
   if (old.metadata.generation !== undefined) metadata.generation = old.metadata.generation;
   delete metadata.selfLink;
   const strategy = strategyFor(target.kind.group, target.kind.kind);
-  strategy.prepareForUpdate?.(object, old);
+  // A subresource write already took everything but its own part from the stored object.
+  if (subresource === undefined) strategy.prepareForUpdate?.(object, old);
   rejectIfInvalid(object, target, [
     ...metadataCauses(object, target.kind.nameRule),
     ...(strategy.validate?.(object) ?? []),

@@ -8,6 +8,7 @@ import type { EndpointContext, Query } from './context.ts';
 import { fieldValidationLevel, formatTime, isDryRun, readObject, respond, sendWarnings } from './context.ts';
 import { createObject } from './create.ts';
 import { prepareUpdate } from './prepare.ts';
+import { checkSubresource, mergeSubresource } from './subresource.ts';
 import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
@@ -15,15 +16,19 @@ import type { Target } from './target.ts';
 export async function handleUpdate(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const name = target.name;
   if (name === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
-  if (target.subresource !== undefined) throw notFound({ group: target.kind.group, resource: `${target.kind.resource}/${target.subresource}` }, name);
+  const subresource = target.subresource === undefined ? undefined : checkSubresource(target, 'update');
   const query = request.query as Query;
-  const object = readObject(request, target);
+  let object = readObject(request, target);
   if (object.metadata.name !== name) {
     throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
   }
   const key = objectKey(target, name);
   await context.store.readIndex();
   const old = context.store.get(key);
+  if (subresource !== undefined) {
+    if (!old) throw notFound({ group: target.kind.group, resource: target.kind.resource }, name);
+    object = mergeSubresource(subresource, old, object);
+  }
   if (!old) {
     const created = await createObject(object, target, query, context);
     sendWarnings(reply, created.warnings);
@@ -31,7 +36,7 @@ export async function handleUpdate(request: FastifyRequest, reply: FastifyReply,
   }
   const requestedVersion = object.metadata.resourceVersion;
   const requestedUid = object.metadata.uid;
-  const warnings = prepareUpdate(object, old, target, fieldValidationLevel(query));
+  const warnings = prepareUpdate(object, old, target, fieldValidationLevel(query), subresource);
   const preconditions: Preconditions = {
     ...(requestedVersion ? { resourceVersion: requestedVersion } : {}),
     ...(requestedUid ? { uid: requestedUid } : {}),

@@ -29,6 +29,11 @@ export interface TableColumn {
  */
 export type TableLayout = 'standard' | 'columnsOnly';
 
+export interface Subresource {
+  readonly name: string;
+  readonly verbs: readonly Verb[];
+}
+
 export interface ResourceKind {
   readonly group: string;
   readonly version: string;
@@ -40,6 +45,8 @@ export interface ResourceKind {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly verbs: readonly Verb[];
+  /** Subresources served under the item path (e.g. namespaces/finalize). */
+  readonly subresources?: readonly Subresource[];
   readonly nameRule: NameRule;
   /** Columns after Name (and before Age) in the standard layout; all columns otherwise. */
   readonly columns: readonly TableColumn[];
@@ -78,6 +85,7 @@ export const servedKinds: readonly ResourceKind[] = [
     group: '', version: 'v1', resource: 'namespaces', singular: 'namespace', kind: 'Namespace',
     namespaced: false, shortNames: ['ns'], categories: [],
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [{ name: 'finalize', verbs: ['update'] }, { name: 'status', verbs: ['get', 'update'] }],
     nameRule: 'dns1123Label',
     columns: [{ name: 'Status', type: 'string', description: 'The phase of the namespace', priority: 0,
       cell: (o) => stringCell(nested(o, 'status', 'phase')) }],

@@ -108,8 +108,11 @@ const namespaceStrategy: Strategy = {
     // Status is owned by the server (the status subresource); a PUT cannot change it.
     if (old['status'] !== undefined) object['status'] = old['status'];
     else delete object['status'];
+    // spec.finalizers change only through the finalize subresource (kube's namespace strategy).
     const spec = (object['spec'] ?? {}) as Record<string, JsonValue>;
-    if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = (old['spec'] as Record<string, JsonValue> | undefined)?.['finalizers'] ?? [];
+    const oldFinalizers = (old['spec'] as Record<string, JsonValue> | undefined)?.['finalizers'];
+    if (oldFinalizers === undefined) delete spec['finalizers'];
+    else spec['finalizers'] = oldFinalizers;
     object['spec'] = spec;
   },
 };

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { buildServer, certificateAuthenticator, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
 import type { ServerFlags } from '../cli.ts';
+import { NamespaceLifecycleController } from '../../actors/controllers/index.ts';
+import type { Controller } from '../../actors/controllers/index.ts';
 import { openLocalStore } from '../local-store.ts';
 import type { LocalStore } from '../local-store.ts';
 import { writeAdminKubeconfig } from '../kubeconfig.ts';
@@ -41,6 +43,14 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   await store.node.waitForLeader(leaderWaitMs);
   const client = new StoreClient(store.backend);
   await ensureSystemNamespaces(store, client);
+  // A single member is always the leader, so its leader-only controllers run from the start.
+  const controllers: Controller[] = [new NamespaceLifecycleController({
+    state: store.state,
+    propose: (command) => client.propose(command),
+    now: () => formatTime(new Date()),
+    log: (message, fields) => process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`),
+  })];
+  for (const controller of controllers) controller.start();
   const { app } = await buildServer({
     store: client,
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
@@ -75,6 +85,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  for (const controller of controllers) await controller.stop();
   await app.close();
   await store.close();
   process.stdout.write('kstore stopped\n');

@@ -1,0 +1,25 @@
+// Owns: what a leader-only controller is given and how it is run. Controllers read the
+// replicated state in the same process and change it only by proposing commands through the
+// Raft log, like any other client, so every replica sees the same history (ARCHITECTURE:
+// controllers "act only by proposing commands"). They may read the clock (for the `at` of
+// their commands) and run timers; apply stays pure.
+import type { ClusterState } from '../cluster-state.ts';
+import type { Command } from '../commands.ts';
+import type { CommandResult } from '../results.ts';
+
+export interface ControllerContext {
+  readonly state: ClusterState;
+  /** Proposes a command and resolves with its result once applied. */
+  readonly propose: (command: Command) => Promise<CommandResult>;
+  /** The proposer's wall clock, RFC 3339 in whole seconds. */
+  readonly now: () => string;
+  readonly log: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface Controller {
+  readonly name: string;
+  /** Starts watching; the controller reconciles everything that needs it at once. */
+  start(): void;
+  /** Stops watching and waits for the reconcile in progress to finish. */
+  stop(): Promise<void>;
+}
