@@ -24,6 +24,11 @@ export interface RaftConfig {
   readonly heartbeatTicks: number;
   readonly rng: Rng;
   readonly restored: RestoredState;
+  /**
+   * PreVote (thesis §9.6), default true: a member first asks whether it could win before
+   * raising its term, so a member rejoining from a partition cannot depose a healthy leader.
+   */
+  readonly preVote?: boolean;
   /** Index the state machine has already applied (from its own snapshot), 0 if none. */
   readonly appliedIndex: number;
 }
@@ -37,6 +42,8 @@ export class Raft {
   vote: NodeId | undefined;
   leaderId: NodeId | undefined = undefined;
   role: Role = 'follower';
+  /** A 'candidate' still in its PreVote phase: term and vote unchanged (etcd StatePreCandidate). */
+  preCandidate = false;
   electionElapsed = 0;
   heartbeatElapsed = 0;
   randomizedElectionTimeout = 0;
@@ -72,6 +79,10 @@ export class Raft {
     return this.voters.filter((voter) => voter !== this.id);
   }
 
+  isVoter(): boolean {
+    return this.voters.includes(this.id);
+  }
+
   isSingleVoter(): boolean {
     return this.voters.length === 1 && this.voters[0] === this.id;
   }
@@ -99,34 +110,97 @@ export class Raft {
 
   step(message: Message): void {
     assert(message.to === this.id, `message for ${message.to} delivered to ${this.id}`);
-    if (!this.voters.includes(message.from)) return; // not a member of this group: ignore
+    assert(message.from !== this.id, 'a member never receives its own message');
     if (message.term > this.term) {
-      this.becomeFollower(message.term, message.type === 'appendEntries' ? message.from : undefined);
+      if (!this.#acceptHigherTerm(message)) return;
     } else if (message.term < this.term) {
       this.#answerStaleTerm(message);
       return;
     }
-    assert(message.term === this.term, 'terms reconciled');
     if (message.type === 'requestVote') {
       handleRequestVote(this, message);
+      return;
+    }
+    if (message.term !== this.term) {
+      // Only a granted PreVote answer keeps its future term; it counts in the pre-campaign it
+      // answers (term + 1) and is stale otherwise.
+      assert(message.type === 'voteResponse' && message.preVote === true, 'only PreVote answers keep a higher term');
+      if (this.preCandidate && message.term === this.term + 1) stepCandidate(this, message);
       return;
     }
     this.#stepRole(message);
   }
 
-  campaign(): void {
+  /**
+   * A message from a higher term. Returns false when it must be ignored. Leader stickiness
+   * (thesis §4.2.3 with §9.6): a member that heard from a leader within the election timeout
+   * ignores (pre)vote requests, unless a leader asked for the campaign (transfer). A PreVote
+   * request, and a granted PreVote answer (which carries the future term), change no term.
+   */
+  #acceptHigherTerm(message: Message): boolean {
+    assert(message.term > this.term, 'acceptHigherTerm only for higher terms');
+    if (message.type === 'requestVote') {
+      if (message.transfer !== true && this.inLease()) return false;
+      if (message.preVote === true) return true;
+    }
+    if (message.type === 'voteResponse' && message.preVote === true && message.granted) return true;
+    const leaderId = message.type === 'appendEntries' || message.type === 'installSnapshot' ? message.from : undefined;
+    this.becomeFollower(message.term, leaderId);
+    assert(this.term === message.term, 'adopted the higher term');
+    return true;
+  }
+
+  /** Heard from a live leader within the (base) election timeout; a leader is in its own lease. */
+  inLease(): boolean {
+    return this.leaderId !== undefined && this.electionElapsed < this.electionTicks;
+  }
+
+  /**
+   * Starts an election. With PreVote (the default) this first polls the voters at term + 1
+   * without changing term; a leadership transfer (TimeoutNow) skips the poll (thesis §3.10).
+   */
+  campaign(transfer = false): void {
     assert(this.role !== 'leader', 'a leader does not campaign');
+    assert(this.isVoter(), 'only a voter campaigns');
+    if (this.#config.preVote !== false && !transfer) {
+      this.#becomePreCandidate();
+      if (voteOutcome(this.voters, this.votes) === 'won') this.startElection(false);
+      else this.#requestVotes(true, false);
+      return;
+    }
+    this.startElection(transfer);
+  }
+
+  /** The real election: raise the term, vote for ourselves, ask every other voter (§5.2). */
+  startElection(transfer: boolean): void {
     this.becomeCandidate();
     if (voteOutcome(this.voters, this.votes) === 'won') {
       this.becomeLeader();
       return;
     }
-    for (const peer of this.peers()) {
+    this.#requestVotes(false, transfer);
+  }
+
+  #requestVotes(preVote: boolean, transfer: boolean): void {
+    assert(this.role === 'candidate', 'only a candidate requests votes');
+    assert(this.preCandidate === preVote, 'vote kind matches the campaign phase');
+    const term = preVote ? this.term + 1 : this.term;
+    for (const peer of this.voters) {
+      if (peer === this.id) continue;
       this.send({
-        type: 'requestVote', from: this.id, to: peer, term: this.term,
-        lastLogIndex: this.log.lastIndex(), lastLogTerm: this.log.lastTerm(),
+        type: 'requestVote', from: this.id, to: peer, term, lastLogIndex: this.log.lastIndex(), lastLogTerm: this.log.lastTerm(),
+        ...(preVote ? { preVote: true } : {}), ...(transfer ? { transfer: true } : {}),
       });
     }
+  }
+
+  #becomePreCandidate(): void {
+    assert(this.role !== 'leader', 'invalid transition leader -> pre-candidate');
+    this.role = 'candidate';
+    this.leaderId = undefined;
+    this.#resetRoleState();
+    this.preCandidate = true;
+    this.votes.set(this.id, true);
   }
 
   becomeFollower(term: number, leaderId: NodeId | undefined): void {
@@ -142,6 +216,7 @@ export class Raft {
 
   becomeCandidate(): void {
     assert(this.role !== 'leader', 'invalid transition leader -> candidate');
+    assert(this.isVoter(), 'only a voter becomes a candidate');
     this.term += 1;
     this.vote = this.id;
     this.role = 'candidate';
@@ -219,12 +294,22 @@ export class Raft {
         rejectedIndex: message.prevLogIndex, hintIndex: this.log.lastIndex(), round: message.round,
       });
     } else if (message.type === 'requestVote') {
-      this.send({ type: 'voteResponse', from: this.id, to: message.from, term: this.term, granted: false });
+      // A stale (pre)vote request learns our term from the refusal and steps down (etcd does the
+      // same for PreVote, whose requester may hold a lower term but a longer log).
+      this.send({
+        type: 'voteResponse', from: this.id, to: message.from, term: this.term, granted: false,
+        ...(message.preVote === true ? { preVote: true } : {}),
+      });
     }
   }
 
   #tickElection(): void {
     this.electionElapsed += 1;
+    if (!this.isVoter()) {
+      // Learners and members outside the configuration never campaign (thesis §4.2.1).
+      this.electionElapsed = Math.min(this.electionElapsed, this.electionTicks);
+      return;
+    }
     // A sole voter needs nobody's vote: it campaigns at once instead of waiting out a timeout.
     if (this.isSingleVoter() || this.electionElapsed >= this.randomizedElectionTimeout) this.campaign();
   }
@@ -255,6 +340,7 @@ export class Raft {
   #resetRoleState(): void {
     this.#resetElectionTimer();
     this.heartbeatElapsed = 0;
+    this.preCandidate = false;
     this.votes = new Map();
     this.progress = new Map();
     this.reads.clear();

@@ -45,10 +45,11 @@ export class RawNode {
     this.#raft.step(message);
   }
 
-  /** Starts an election now (a sole voter wins it at once). No-op for a leader. */
+  /** Starts an election now (PreVote first; a sole voter wins it at once). No-op for a leader
+   *  and for a member that is not a voter. */
   campaign(): void {
     this.#assertNoReadyOutstanding('campaign');
-    if (this.#raft.role !== 'leader') this.#raft.campaign();
+    if (this.#raft.role !== 'leader' && this.#raft.isVoter()) this.#raft.campaign();
   }
 
   propose(data: Uint8Array): ProposeResult {

@@ -30,15 +30,27 @@ export function handleAppendEntries(raft: Raft, message: AppendEntries): void {
   raft.send({ ...reply, success: true, matchIndex: lastNewIndex });
 }
 
-/** §5.2, §5.4.1: one vote per term, only for a candidate whose log is at least as up to date. */
+/**
+ * §5.2, §5.4.1: one vote per term, only for a candidate whose log is at least as up to date.
+ * PreVote (thesis §9.6): a pre-vote at a future term is granted on the same log check, but
+ * records nothing and changes no term; it is answered at the requested term so the
+ * pre-candidate can tell it apart from a refusal by a member at a higher term.
+ */
 export function handleRequestVote(raft: Raft, message: RequestVote): void {
-  assert(message.term === raft.term, 'vote request with an unreconciled term');
-  const canVote = raft.vote === undefined || raft.vote === message.from;
+  const preVote = message.preVote === true;
+  assert(message.term === raft.term || (preVote && message.term > raft.term), 'vote request with an unreconciled term');
+  assert(message.from !== raft.id, 'a member does not ask itself for a vote');
+  const canVote = raft.vote === message.from
+    || (raft.vote === undefined && raft.leaderId === undefined)
+    || (preVote && message.term > raft.term);
   const granted = canVote && raft.log.isUpToDate(message.lastLogIndex, message.lastLogTerm);
-  if (granted) {
+  if (granted && !preVote) {
     assert(raft.role === 'follower', 'leaders and candidates voted for themselves');
     raft.vote = message.from;
     raft.electionElapsed = 0;
   }
-  raft.send({ type: 'voteResponse', from: raft.id, to: message.from, term: raft.term, granted });
+  raft.send({
+    type: 'voteResponse', from: raft.id, to: message.from, term: granted && preVote ? message.term : raft.term, granted,
+    ...(preVote ? { preVote: true } : {}),
+  });
 }

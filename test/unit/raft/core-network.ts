@@ -1,7 +1,7 @@
 // A deterministic in-test network of RawNodes: a FIFO message pump, simulated persistence and
 // link cuts. No timers or I/O: every step is driven by the test, so runs are reproducible.
 import { RawNode } from '../../../raft/core/index.ts';
-import type { Entry, HardState, Message, NodeId, ReadState, RestoredState } from '../../../raft/core/index.ts';
+import type { Entry, HardState, Message, NodeId, RaftConfig, ReadState, RestoredState } from '../../../raft/core/index.ts';
 import { createRng } from '../../../raft/stdx/index.ts';
 
 export interface SimulatedMember {
@@ -25,11 +25,15 @@ export class CoreNetwork {
   readonly #cut = new Set<string>();
   intercept: Intercept | undefined = undefined;
 
-  constructor(ids: readonly NodeId[], restored: Partial<Record<NodeId, RestoredState>> = {}, electionTicks = 10) {
+  constructor(
+    ids: readonly NodeId[], restored: Partial<Record<NodeId, RestoredState>> = {}, electionTicks = 10,
+    options: Partial<Pick<RaftConfig, 'preVote'>> = {},
+  ) {
     ids.forEach((id, position) => {
       const state = restored[id] ?? { hardState: { term: 0, vote: undefined, commit: 0 }, entries: [] };
       const node = new RawNode({
         id, voters: ids, electionTicks, heartbeatTicks: 1, rng: createRng(position + 1), restored: state, appliedIndex: 0,
+        ...options,
       });
       this.members.set(id, { id, node, stored: [...state.entries], storedHardState: state.hardState, applied: [], readStates: [] });
     });
@@ -98,6 +102,17 @@ export class CoreNetwork {
       this.pump();
     }
     throw new Error(`${id} did not become leader within ${ticksMax} ticks`);
+  }
+
+  /** Ticks every member of `ids` in turn (delivering messages) until one of them leads. */
+  electAmong(ids: readonly NodeId[], ticksMax = 100): NodeId {
+    for (let ticks = 0; ticks < ticksMax; ticks += 1) {
+      const leader = ids.find((id) => this.node(id).status().role === 'leader');
+      if (leader !== undefined) return leader;
+      for (const id of ids) this.tick(id);
+      this.pump();
+    }
+    throw new Error(`none of ${ids.join(',')} became leader within ${ticksMax} ticks`);
   }
 
   leaders(): NodeId[] {

@@ -1,0 +1,102 @@
+// Elections with PreVote, leader stickiness and check-quorum (Raft thesis §9.6, §6.2) on the
+// deterministic CoreNetwork.
+import { describe, expect, it } from 'vitest';
+import { CoreNetwork } from './core-network.ts';
+
+const electionTicks = 10;
+
+describe('raft core - PreVote and leader stickiness (R=3)', () => {
+  it('a follower isolated for many election timeouts rejoins without disrupting the leader', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    const term = network.node('a').status().term;
+    network.isolate('c');
+    for (let round = 0; round < 20 * electionTicks; round += 1) {
+      network.tick('c'); // c keeps pre-campaigning, never raising its term
+      if (round % 2 === 0) network.tick('a');
+      network.pump();
+    }
+    expect(network.node('c').status().term).toBe(term);
+    expect(network.node('c').status().role).toBe('candidate'); // a pre-candidate
+    network.heal();
+    network.tick('c'); // its pre-vote requests reach a and b, who still hear from their leader
+    network.pump();
+    network.tick('a');
+    network.pump();
+    for (const id of ['a', 'b', 'c']) {
+      expect(network.node(id).status().term).toBe(term);
+      expect(network.node(id).status().leaderId).toBe('a');
+    }
+    expect(network.leaders()).toEqual(['a']);
+  });
+
+  it('without PreVote the same rejoin deposes the leader (the contrast)', () => {
+    const network = new CoreNetwork(['a', 'b', 'c'], {}, electionTicks, { preVote: false });
+    network.electByTicks('a');
+    const term = network.node('a').status().term;
+    network.isolate('c');
+    network.tick('c', 4 * electionTicks);
+    network.pump();
+    expect(network.node('c').status().term).toBeGreaterThan(term);
+    network.heal();
+    network.tick('a');
+    network.pump();
+    expect(network.node('a').status().term).toBeGreaterThan(term); // the stale-term reply deposed it
+  });
+
+  it('a member that heard from its leader ignores a higher-term vote request (stickiness)', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    const term = network.node('b').status().term;
+    network.node('b').step({ type: 'requestVote', from: 'c', to: 'b', term: term + 1, lastLogIndex: 99, lastLogTerm: term });
+    expect(network.node('b').status().term).toBe(term);
+    const ignored = network.node('b').ready();
+    expect(ignored.messages).toEqual([]);
+    network.node('b').advance();
+    // A transfer campaign (the leader asked for it) bypasses stickiness.
+    network.node('b').step({
+      type: 'requestVote', from: 'c', to: 'b', term: term + 1, lastLogIndex: 99, lastLogTerm: term, transfer: true,
+    });
+    expect(network.node('b').status().term).toBe(term + 1);
+    const answered = network.node('b').ready();
+    expect(answered.messages).toMatchObject([{ type: 'voteResponse', to: 'c', granted: true, term: term + 1 }]);
+    network.node('b').advance();
+  });
+
+  it('a pre-vote is granted without changing the voter\'s term or vote', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.node('b').step({ type: 'requestVote', from: 'c', to: 'b', term: 1, lastLogIndex: 0, lastLogTerm: 0, preVote: true });
+    const ready = network.node('b').ready();
+    expect(ready.messages).toMatchObject([{ type: 'voteResponse', granted: true, preVote: true, term: 1 }]);
+    expect(ready.hardState).toBeUndefined();
+    network.node('b').advance();
+    expect(network.node('b').status().term).toBe(0);
+  });
+});
+
+describe('raft core - check quorum (R=3)', () => {
+  it('a leader that loses its quorum steps down within an election timeout, keeping its term', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    const term = network.node('a').status().term;
+    network.isolate('a');
+    network.tick('a', electionTicks - 1);
+    network.pump();
+    expect(network.node('a').status().role).toBe('leader');
+    network.tick('a', electionTicks + 1);
+    network.pump();
+    expect(network.node('a').status()).toMatchObject({ role: 'follower', term, leaderId: undefined });
+    expect(network.node('a').propose(new Uint8Array([1]))).toEqual({ accepted: false, leaderId: undefined });
+  });
+
+  it('a leader that hears from one follower keeps leading', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    network.isolate('c');
+    for (let tick = 0; tick < 5 * electionTicks; tick += 1) {
+      network.tick('a');
+      network.pump();
+    }
+    expect(network.leaders()).toEqual(['a']);
+  });
+});
