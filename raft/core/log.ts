@@ -43,6 +43,36 @@ export class RaftLog {
     return this.#entries[index - 1]?.term;
   }
 
+  /**
+   * First index of the run of `term` entries that ends at `fromIndex` (which holds `term`), not
+   * going below `lowestIndex`. Fast backtracking on the follower side.
+   */
+  firstIndexOfTerm(fromIndex: number, term: number, lowestIndex: number): number {
+    assert(this.termAt(fromIndex) === term, `no entry of term ${term} at ${fromIndex}`);
+    assert(lowestIndex >= 1, 'lowest index is at least 1');
+    let index = fromIndex;
+    while (index - 1 >= lowestIndex && this.termAt(index - 1) === term) index -= 1;
+    return index;
+  }
+
+  /**
+   * Last index at or below `fromIndex` holding `term`, or undefined if we hold none there (terms
+   * only grow along the log, so the scan stops at the first lower term). Fast backtracking on
+   * the leader side.
+   */
+  lastIndexOfTerm(fromIndex: number, term: number): number | undefined {
+    assert(term >= 1, 'terms of entries start at 1');
+    let index = Math.min(fromIndex, this.lastIndex());
+    assert(index >= 0, 'scan starts inside the log');
+    while (index >= 1) {
+      const found = this.termAt(index)!;
+      if (found === term) return index;
+      if (found < term) return undefined;
+      index -= 1;
+    }
+    return undefined;
+  }
+
   matchesTerm(index: number, term: number): boolean {
     return this.termAt(index) === term;
   }

@@ -60,9 +60,9 @@ export class Progress {
   }
 
   /**
-   * The follower's log does not match at `rejectedIndex`. Returns false for a stale rejection.
-   * Simple backtracking: jump to just after the follower's last index when that is lower,
-   * otherwise step back one entry (Raft paper §5.3).
+   * The follower's log does not match at `rejectedIndex`; it may match at or below `hintIndex`
+   * (its last index, or the fast-backtracking hint). Returns false for a stale rejection.
+   * The next probe goes to min(rejectedIndex, hintIndex + 1), never below match + 1 (§5.3).
    */
   reject(rejectedIndex: number, hintIndex: number): boolean {
     if (this.state === 'replicate' && rejectedIndex <= this.match) return false;

@@ -20,7 +20,7 @@ export function handleAppendEntries(raft: Raft, message: AppendEntries): void {
   assert(raft.leaderId === message.from, 'entries come from the known leader');
   const reply = { type: 'appendResponse', from: raft.id, to: message.from, term: raft.term, round: message.round } as const;
   if (!raft.log.matchesTerm(message.prevLogIndex, message.prevLogTerm)) {
-    raft.send({ ...reply, success: false, rejectedIndex: message.prevLogIndex, hintIndex: raft.log.lastIndex() });
+    raft.send({ ...reply, success: false, rejectedIndex: message.prevLogIndex, hintIndex: raft.log.lastIndex(), ...conflictHint(raft, message.prevLogIndex) });
     return;
   }
   const lastNewIndex = raft.log.appendAfterMatch(message.prevLogIndex, message.entries);
@@ -28,6 +28,21 @@ export function handleAppendEntries(raft: Raft, message: AppendEntries): void {
   if (commit > raft.log.commitIndex) raft.log.commitTo(commit);
   // Sent only after the Ready persisting these entries is durable (Ready ordering contract).
   raft.send({ ...reply, success: true, matchIndex: lastNewIndex });
+}
+
+/**
+ * Fast backtracking (thesis §5.3, the optimisation at the end of the section): when we hold an
+ * entry at the rejected index, report its term and the first index we hold of that term, so the
+ * leader can skip the whole term in one round trip instead of one entry per round trip. The
+ * scan stops at the commit index: committed entries match the leader's, so no hint lies below.
+ */
+function conflictHint(raft: Raft, rejectedIndex: number): { conflictTerm?: number; conflictIndex?: number } {
+  const conflictTerm = rejectedIndex <= raft.log.lastIndex() ? raft.log.termAt(rejectedIndex) : undefined;
+  if (conflictTerm === undefined) return {};
+  const conflictIndex = raft.log.firstIndexOfTerm(rejectedIndex, conflictTerm, raft.log.commitIndex + 1);
+  assert(conflictIndex <= rejectedIndex, 'conflict index at or before the rejected index');
+  assert(raft.log.termAt(conflictIndex) === conflictTerm, 'conflict index holds the conflict term');
+  return { conflictTerm, conflictIndex };
 }
 
 /**

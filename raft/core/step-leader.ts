@@ -4,7 +4,7 @@
 import { assert } from '../stdx/index.ts';
 import type { Raft } from './raft.ts';
 import { broadcastHeartbeat, sendAppendIfReady } from './replication.ts';
-import type { AppendResponse, Message } from './types.ts';
+import type { AppendRejected, AppendResponse, Message } from './types.ts';
 
 export function stepLeader(raft: Raft, message: Message): void {
   assert(raft.role === 'leader', 'stepLeader on a non-leader');
@@ -22,8 +22,25 @@ function handleAppendResponse(raft: Raft, message: AppendResponse): void {
     assert(message.matchIndex <= raft.log.lastIndex(), `follower matched ${message.matchIndex} beyond our log`);
     if (progress.accept(message.matchIndex) && raft.maybeCommit()) broadcastHeartbeat(raft);
     else sendAppendIfReady(raft, message.from);
-  } else if (progress.reject(message.rejectedIndex, message.hintIndex)) {
+  } else if (progress.reject(message.rejectedIndex, backtrackHint(raft, message))) {
     sendAppendIfReady(raft, message.from);
   }
   if (raft.role === 'leader') raft.readStates.push(...raft.reads.release(raft.confirmedRound()));
+}
+
+/**
+ * The highest index at or below which the follower's log may match ours (the next probe's
+ * prevLogIndex). Without a conflict term it is the follower's last index. With one (fast
+ * backtracking, thesis §5.3): if we hold entries of that term, our last one is where the logs
+ * can agree (Log Matching); if we hold none, the whole run the follower holds is wrong, so probe
+ * just before it. Each rejection thus skips at least one whole term.
+ */
+function backtrackHint(raft: Raft, message: AppendRejected): number {
+  assert(!message.success, 'a hint is computed for rejections');
+  assert(message.rejectedIndex >= 1, 'index 0 always matches and is never rejected');
+  const { conflictTerm, conflictIndex } = message;
+  if (conflictTerm === undefined || conflictIndex === undefined) return message.hintIndex;
+  const ours = raft.log.lastIndexOfTerm(message.rejectedIndex, conflictTerm);
+  const hint = ours ?? conflictIndex - 1;
+  return Math.min(hint, message.hintIndex);
 }
