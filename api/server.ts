@@ -18,7 +18,8 @@ import type { HealthCheck } from './health.ts';
 import { PROTOBUF_MEDIA_TYPE } from './codecs/protobuf.ts';
 import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
-import { registerStatusErrors, requestBodyBytesMax } from './status-errors.ts';
+import { bodyDrainBytesMax, registerBodyLimit } from './body-limit.ts';
+import { registerStatusErrors } from './status-errors.ts';
 import type { StoreClient } from './store-client.ts';
 import { WatchCache } from './watchcache/watch-cache.ts';
 
@@ -61,7 +62,8 @@ export interface ApiServer {
 export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   const app = Fastify({
     logger: options.logger ?? false,
-    bodyLimit: requestBodyBytesMax,
+    // The 3 MiB limit itself is enforced by body-limit.ts, which drains up to this much.
+    bodyLimit: bodyDrainBytesMax,
     // Watches are long-lived; kube-apiserver has no per-request timeout for them either.
     requestTimeout: 0,
     ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } } : {}),
@@ -70,6 +72,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   app.addContentTypeParser([...bodyMediaTypes, ...patchMediaTypes], { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addContentTypeParser(PROTOBUF_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerStatusErrors(app);
+  registerBodyLimit(app);
   const cache = new WatchCache(options.store, options.watchCacheEventsMax);
   app.addHook('onClose', async () => cache.close());
   const context: EndpointContext = { store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix };

@@ -3,15 +3,15 @@
 // (body too large, unsupported media type, bad JSON framing) map to kube-apiserver's answers;
 // anything else is a 500 InternalError and is logged, never shown as a stack.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestBodyBytesMax } from './body-limit.ts';
 import { ApiError, badRequest, internalError, pathNotFound, requestEntityTooLarge, unsupportedMediaType } from './status.ts';
 
-/** kube-apiserver's MaxRequestBodyBytes: 3 MiB. */
-export const requestBodyBytesMax = 3 * 1024 * 1024;
 
 function toApiError(error: unknown, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
+    case 'KSTORE_BODY_TOO_LARGE':
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return requestEntityTooLarge(`Request entity too large: limit is ${requestBodyBytesMax}`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

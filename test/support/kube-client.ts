@@ -3,6 +3,7 @@
 // one TLS connection per request, a timeout on every request, and the raw status, headers and
 // body returned (so tests can assert error Status bodies too).
 import https from 'node:https';
+import tls from 'node:tls';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { readFile } from 'node:fs/promises';
@@ -168,5 +169,58 @@ export class KubeClient {
 
   delete(path: string): Promise<HttpResponse> {
     return this.request({ method: 'DELETE', path });
+  }
+}
+
+/**
+ * Sends a request whose body the server may refuse before reading it all (413): like Go's
+ * HTTP client, it keeps reading after a failed write, so the early answer is still seen.
+ * Node's https client drops the response on EPIPE, hence a raw TLS socket here.
+ */
+export function httpsRequestTolerantOfEarlyReply(server: string, credentials: Credentials, options: RequestOptions & { body: string }): Promise<{ status: number; body: string }> {
+  const url = new URL(options.path, server);
+  const payload = Buffer.from(options.body, 'utf8');
+  const head = [
+    `${options.method ?? 'POST'} ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`, 'Accept: application/json',
+    `Content-Type: ${options.headers?.['content-type'] ?? 'application/json'}`, `Content-Length: ${payload.length}`, 'Connection: close', '', '',
+  ].join('\r\n');
+  const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = tls.connect({
+      host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port), ca: credentials.ca, cert: credentials.cert, key: credentials.key,
+      servername: url.hostname.replace(/^\[|\]$/g, ''),
+    }, () => {
+      socket.write(head);
+      socket.write(payload, () => undefined);
+    });
+    const timer = setTimeout(() => socket.destroy(new Error(`request timed out after ${timeoutMs} ms`)), timeoutMs);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined); // a failed write is expected; what was read still counts
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      if (!match) {
+        reject(new Error(`no HTTP response before the connection closed (read ${text.length} bytes)`));
+        return;
+      }
+      const [headers = '', ...rest] = text.split('\r\n\r\n');
+      const chunked = /transfer-encoding:\s*chunked/i.test(headers);
+      resolve({ status: Number(match[1]), body: chunked ? decodeChunked(rest.join('\r\n\r\n')) : rest.join('\r\n\r\n') });
+    });
+  });
+}
+
+function decodeChunked(text: string): string {
+  let body = '';
+  let rest = text;
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    if (lineEnd < 0) return body;
+    const size = Number.parseInt(rest.slice(0, lineEnd), 16);
+    if (!Number.isFinite(size) || size === 0) return body;
+    body += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
   }
 }
