@@ -7,7 +7,8 @@ import { decodeBody, encode, negotiate, protobufEncodable } from '../negotiation
 import type { ResponseFormat } from '../negotiation.ts';
 import { apiVersionOf } from '../registry/kinds.ts';
 import type { ResourceKind } from '../registry/kinds.ts';
-import type { FieldValidation } from '../registry/validation.ts';
+import type { FieldChecks, FieldValidation } from '../registry/validation.ts';
+import { duplicateFields } from '../duplicate-fields.ts';
 import type { StoreClient } from '../store-client.ts';
 import type { WatchCache } from '../watchcache/watch-cache.ts';
 import { badRequest, invalid } from '../status.ts';
@@ -68,6 +69,15 @@ export function readObject(request: FastifyRequest, target: Target): KubeObject 
 export function requestBody(request: FastifyRequest): string | Buffer {
   const body = request.body;
   return typeof body === 'string' || Buffer.isBuffer(body) ? body : '';
+}
+
+/** The field checks of a write: the query's level and the duplicate keys of a JSON body. */
+export function fieldChecks(request: FastifyRequest, query: Query): FieldChecks {
+  const level = fieldValidationLevel(query);
+  const body = request.body;
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const duplicates = level !== 'Ignore' && typeof body === 'string' && mediaType === 'application/json' ? duplicateFields(body) : [];
+  return { level, duplicates };
 }
 
 export function fieldValidationLevel(query: Query): FieldValidation {

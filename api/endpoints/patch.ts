@@ -66,7 +66,7 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
     if (object.metadata.name !== name) throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     const requestedVersion = object.metadata.resourceVersion;
     const patchNamedVersion = requestedVersion !== current.metadata.resourceVersion;
-    const warnings = prepareUpdate(object, current, target, fieldValidationLevel(query));
+    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [] });
     sendWarnings(reply, warnings);
     if (isDryRun(query, 'PatchOptions')) {
       if (patchNamedVersion) throw conflict(qualified, name, 'the object has been modified; please apply your changes to the latest version and try again');

@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../actors/index.ts';
 import { strategyFor } from '../registry/strategy.ts';
 import { metadataCauses, validateStructure } from '../registry/validation.ts';
-import type { FieldValidation } from '../registry/validation.ts';
+import type { FieldChecks } from '../registry/validation.ts';
 import { badRequest, invalid } from '../status.ts';
 import type { EndpointContext } from './context.ts';
 import { formatTime } from './context.ts';
@@ -40,9 +40,9 @@ function rejectIfInvalid(object: KubeObject, target: Target, causes: ReturnType<
 }
 
 /** Validates and normalises a new object; returns the warnings for the response. */
-export function prepareCreate(object: KubeObject, target: Target, level: FieldValidation, context: EndpointContext): string[] {
+export function prepareCreate(object: KubeObject, target: Target, checks: FieldChecks, context: EndpointContext): string[] {
   settleNamespace(object, target);
-  const warnings = validateStructure(target.kind, object, level);
+  const warnings = validateStructure(target.kind, object, checks);
   stampNewObject(object, context);
   const strategy = strategyFor(target.kind.group, target.kind.kind);
   strategy.prepareForCreate?.(object);
@@ -51,9 +51,9 @@ export function prepareCreate(object: KubeObject, target: Target, level: FieldVa
 }
 
 /** Validates and normalises a replacement of `old`; returns the warnings for the response. */
-export function prepareUpdate(object: KubeObject, old: KubeObject, target: Target, level: FieldValidation, subresource?: string): string[] {
+export function prepareUpdate(object: KubeObject, old: KubeObject, target: Target, checks: FieldChecks, subresource?: string): string[] {
   settleNamespace(object, target);
-  const warnings = validateStructure(target.kind, object, level);
+  const warnings = validateStructure(target.kind, object, checks);
   const metadata = object.metadata;
   metadata.uid = old.metadata.uid ?? '';
   metadata.creationTimestamp = old.metadata.creationTimestamp ?? '';

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Preconditions } from '../../actors/index.ts';
 import { badRequest, conflict, methodNotAllowed, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
-import { fieldValidationLevel, formatTime, isDryRun, readObject, respond, sendWarnings } from './context.ts';
+import { fieldChecks, formatTime, isDryRun, readObject, respond, sendWarnings } from './context.ts';
 import { createObject } from './create.ts';
 import { prepareUpdate } from './prepare.ts';
 import { checkSubresource, mergeSubresource } from './subresource.ts';
@@ -30,13 +30,13 @@ export async function handleUpdate(request: FastifyRequest, reply: FastifyReply,
     object = mergeSubresource(subresource, old, object);
   }
   if (!old) {
-    const created = await createObject(object, target, query, context);
+    const created = await createObject(object, target, query, fieldChecks(request, query), context);
     sendWarnings(reply, created.warnings);
     return respond(request, reply, 201, created.object);
   }
   const requestedVersion = object.metadata.resourceVersion;
   const requestedUid = object.metadata.uid;
-  const warnings = prepareUpdate(object, old, target, fieldValidationLevel(query), subresource);
+  const warnings = prepareUpdate(object, old, target, fieldChecks(request, query), subresource);
   const preconditions: Preconditions = {
     ...(requestedVersion ? { resourceVersion: requestedVersion } : {}),
     ...(requestedUid ? { uid: requestedUid } : {}),

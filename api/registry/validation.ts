@@ -12,6 +12,12 @@ import type { NameRule, ResourceKind } from './kinds.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
+/** How a write's fields are checked: the level, and the duplicate keys found in its raw body. */
+export interface FieldChecks {
+  readonly level: FieldValidation;
+  readonly duplicates: readonly string[];
+}
+
 const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const rfc3339Pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -62,21 +68,23 @@ function describeTypeError(error: ErrorObject): string {
  * Checks types and handles unknown fields in place (they are removed). Returns the warnings to
  * send (Warn level). Throws 400 for a type error or, under Strict, for unknown fields.
  */
-export function validateStructure(kind: ResourceKind, object: KubeObject, level: FieldValidation): string[] {
+export function validateStructure(kind: ResourceKind, object: KubeObject, checks: FieldChecks): string[] {
   const validate = validatorFor(kind);
-  if (validate(object)) return [];
-  const errors = validate.errors ?? [];
+  const valid = validate(object);
+  const errors = valid ? [] : validate.errors ?? [];
   const typeErrors = errors.filter((error) => error.keyword !== 'additionalProperties');
   if (typeErrors.length > 0) {
     const details = typeErrors.map(describeTypeError).join('; ');
     throw badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${details}`);
   }
   const unknown = [...new Set(errors.map(unknownFieldPath))];
-  if (level === 'Strict') {
-    throw badRequest(`strict decoding error: ${unknown.map((path) => `unknown field "${path}"`).join(', ')}`);
-  }
+  const problems = [
+    ...checks.duplicates.map((path) => `duplicate field "${path}"`),
+    ...unknown.map((path) => `unknown field "${path}"`),
+  ];
+  if (problems.length > 0 && checks.level === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
   for (const path of unknown) removeField(object, path.split('.'));
-  return level === 'Warn' ? unknown.map((path) => `unknown field "${path}"`) : [];
+  return checks.level === 'Warn' ? problems : [];
 }
 
 const dns1123LabelMessage = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";

@@ -128,6 +128,26 @@ describe('bad input changes nothing stored', () => {
   });
 });
 
+describe('duplicate fields', () => {
+  const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","name":"c"},"data":{"a":"1"},"bogus":1}';
+  it('are all reported at once in a 400 under Strict, with unknown fields, and nothing is stored', async () => {
+    const response = await harness.request('POST', `${cms}?fieldValidation=Strict`, body, { 'content-type': 'application/json' });
+    const status = expectStatus(response, 400, 'BadRequest');
+    expect(status['message']).toBe('strict decoding error: duplicate field "metadata.name", unknown field "bogus"');
+    expectStatus(await harness.request('GET', `${cms}/c`), 404, 'NotFound');
+  });
+
+  it('are Warning headers under Warn and silent under Ignore', async () => {
+    const warned = await harness.request('POST', cms, body, { 'content-type': 'application/json' });
+    expect(warned.statusCode).toBe(201);
+    expect(String(warned.headers['warning'])).toContain('duplicate field \\"metadata.name\\"');
+    await harness.request('DELETE', `${cms}/c`);
+    const ignored = await harness.request('POST', `${cms}?fieldValidation=Ignore`, body, { 'content-type': 'application/json' });
+    expect(ignored.statusCode).toBe(201);
+    expect(ignored.headers['warning']).toBeUndefined();
+  });
+});
+
 describe('unknown fields', () => {
   it('are dropped with a Warning header under the default Warn level', async () => {
     const response = await harness.request('POST', cms, { ...configMap('c'), spec: { x: 1 } });
