@@ -2,11 +2,14 @@
 // over to the role. Roles are wired in deploy/roles/*; nothing here does work itself.
 import { parseArgs } from 'node:util';
 import { runServer } from './roles/server.ts';
+import { runStore } from './roles/store.ts';
+import type { StoreFlags } from './roles/store.ts';
 
 const usage = `Usage: kstore <command> [flags]
 
 Commands:
   server    Run an all-in-one single-node kstore (API over HTTPS + a one-member Raft store).
+  store     Run one member of a multi-member Raft store over NATS.
 
 Flags for server:
   --port <n>              HTTPS port to serve on (default 6443)
@@ -14,6 +17,15 @@ Flags for server:
   --data-dir <dir>        where the Raft log, certificates and admin.kubeconfig live (default .kstore)
   --tls-san <name|ip>     extra subject alternative name for the serving certificate (repeatable)
   -h, --help              show this help
+
+Flags for store:
+  --id <id>               this member's id (letters, digits, '-' and '_')
+  --peers <id,id,...>     every voter of the group, including this member
+  --nats <url[,url...]>   NATS server URLs (reconnects forever; any server of the NATS cluster will do)
+  --data-dir <dir>        where this member's Raft log lives
+  --cluster <name>        cluster name in NATS subjects (default kstore)
+  --group <name>          Raft group name in NATS subjects (default main)
+  --tick-ms <n>           Raft tick interval in ms (default 100; elections after 10-20 ticks)
 `;
 
 export interface ServerFlags {
@@ -42,6 +54,50 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
   return { port, bindAddress: values['bind-address'], dataDir: values['data-dir'], tlsSans: values['tls-san'] };
 }
 
+const memberIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+function commaList(value: string | undefined, flag: string): string[] {
+  const items = (value ?? '').split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  if (items.length === 0) throw new Error(`${flag} is required`);
+  return items;
+}
+
+function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      id: { type: 'string' },
+      peers: { type: 'string' },
+      nats: { type: 'string' },
+      'data-dir': { type: 'string' },
+      cluster: { type: 'string', default: 'kstore' },
+      group: { type: 'string', default: 'main' },
+      'tick-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return undefined;
+  const id = values.id ?? '';
+  const peers = commaList(values.peers, '--peers');
+  for (const name of [id, ...peers, values.cluster, values.group]) {
+    if (!memberIdPattern.test(name)) throw new Error(`${JSON.stringify(name)} is not a valid id or name (${memberIdPattern})`);
+  }
+  if (!peers.includes(id)) throw new Error(`--peers must include --id ${id}`);
+  if (new Set(peers).size !== peers.length) throw new Error('--peers must not repeat an id');
+  if (values['data-dir'] === undefined) throw new Error('--data-dir is required');
+  let tickIntervalMs: number | undefined;
+  if (values['tick-ms'] !== undefined) {
+    tickIntervalMs = Number(values['tick-ms']);
+    if (!Number.isInteger(tickIntervalMs) || tickIntervalMs < 1) throw new Error(`--tick-ms must be a positive integer, got ${values['tick-ms']}`);
+  }
+  return {
+    id, peers, natsServers: commaList(values.nats, '--nats'), dataDir: values['data-dir'],
+    cluster: values.cluster, group: values.group, ...(tickIntervalMs === undefined ? {} : { tickIntervalMs }),
+  };
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -56,6 +112,15 @@ export async function main(argv: readonly string[]): Promise<number> {
         return 0;
       }
       await runServer(flags);
+      return 0;
+    }
+    if (command === 'store') {
+      const flags = parseStoreFlags(rest);
+      if (!flags) {
+        process.stdout.write(usage);
+        return 0;
+      }
+      await runStore(flags);
       return 0;
     }
     process.stderr.write(`kstore: unknown command ${JSON.stringify(command)}\n\n${usage}`);

@@ -5,3 +5,7 @@ export type { RaftNodeOptions, RaftStatus, StateMachine, CommittedEntry, Proposa
 export { CorruptLogError } from './storage/index.ts';
 export { MemoryHub } from './transport/index.ts';
 export type { Transport } from './transport/index.ts';
+export { ProposalService, storeSubjects } from './node/index.ts';
+export type { ProposeReply, ReadIndexReply, MemberStatus, StoreSubjects } from './node/index.ts';
+export { NatsTransport, connectNats, natsConnectionOptions, raftSubject, CodecError } from './transport/index.ts';
+export type { NatsTransportStats } from './transport/index.ts';

@@ -1,0 +1,87 @@
+// Owns: wiring of the `kstore store` role: one Raft member of a multi-member store, with the
+// actors/ ClusterState as its state machine, the NATS transport for Raft messages and the
+// proposal service for clients, a ready line, and a clean stop on SIGTERM/SIGINT.
+// Wiring only: no logic of its own (openNatsStore is also used by in-process tests).
+import path from 'node:path';
+import { ClusterState } from '../../actors/index.ts';
+import type { CommandResult } from '../../actors/index.ts';
+import { connectNats, NatsTransport, ProposalService, RaftNode } from '../../raft/index.ts';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+export interface StoreFlags {
+  readonly id: string;
+  /** Every voter id, including this member's. */
+  readonly peers: readonly string[];
+  readonly natsServers: readonly string[];
+  readonly dataDir: string;
+  readonly cluster: string;
+  readonly group: string;
+  /** Raft tick in ms (tests shorten it); default RaftNode's 100 ms. */
+  readonly tickIntervalMs?: number;
+}
+
+export type StoreLog = (message: string, fields?: Record<string, unknown>) => void;
+
+export interface NatsStore {
+  readonly node: RaftNode<CommandResult>;
+  readonly state: ClusterState;
+  readonly transport: NatsTransport;
+  readonly service: ProposalService<CommandResult>;
+  readonly connection: NatsConnection;
+  close(): Promise<void>;
+}
+
+/** Connects to NATS, opens the member's log and state machine, and starts serving clients. */
+export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {}): Promise<NatsStore> {
+  const connection = await connectNats(flags.natsServers, `kstore-store-${flags.cluster}-${flags.group}-${flags.id}`);
+  const transport = new NatsTransport({ connection, cluster: flags.cluster, group: flags.group, member: flags.id, log });
+  const state = new ClusterState();
+  let node: RaftNode<CommandResult>;
+  try {
+    node = await RaftNode.open<CommandResult>({
+      id: flags.id, peers: flags.peers, dataDir: flags.dataDir, stateMachine: state, transport, log,
+      ...(flags.tickIntervalMs === undefined ? {} : { tickIntervalMs: flags.tickIntervalMs }),
+    });
+  } catch (error) {
+    transport.close();
+    await connection.close();
+    throw error;
+  }
+  const service = ProposalService.start({ connection, cluster: flags.cluster, group: flags.group, member: flags.id, node, log });
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await service.stop();
+      await node.close();
+      transport.close();
+      await connection.drain().catch(() => connection.close());
+    })();
+    return closing;
+  };
+  return { node, state, transport, service, connection, close };
+}
+
+function stderrLog(id: string): StoreLog {
+  return (message, fields) => {
+    process.stderr.write(`kstore store ${id}: ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields)}`}\n`);
+  };
+}
+
+export async function runStore(flags: StoreFlags): Promise<void> {
+  const dataDir = path.resolve(flags.dataDir);
+  const store = await openNatsStore({ ...flags, dataDir }, stderrLog(flags.id));
+  const status = store.node.status();
+  process.stdout.write(`kstore store ready: member ${flags.id} of ${flags.peers.join(',')} (cluster ${flags.cluster}, group ${flags.group}, `
+    + `nats ${flags.natsServers.join(',')}, data dir ${dataDir}, applied ${status.appliedIndex}, term ${status.term})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  await store.close();
+  process.stdout.write('kstore store stopped\n');
+}

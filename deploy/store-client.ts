@@ -1,0 +1,287 @@
+// Owns: the client of a multi-member kstore store over NATS (the counterpart of
+// raft/node/proposal-service.ts): proposing commands and asking for read indexes without
+// knowing the leader, following leader changes by itself, and client sessions that make a
+// retried proposal apply at most once (Raft thesis §6.3).
+//
+// Sessions: a client owns a small pool of sessions, each a random uuid with a sequence that
+// increments per command. A session carries at most one proposal at a time (actors/ keeps only
+// the latest result per session), so concurrent proposals take different sessions. An attempt
+// that times out, finds no responder, or comes back `dropped`, `notLeader` or `failed` is sent
+// again with the SAME session and sequence until the call's deadline: if an earlier attempt did
+// commit, apply answers the retry with the stored result instead of applying twice. After a
+// deadline the session is retired (its last command's fate is unknown).
+//
+// Leader: replies name the leader; requests go to the leader's own subject while it is known,
+// and to the queue-group subject (any member, which forwards) otherwise.
+//
+// Must not: know Raft internals; it speaks only the JSON replies of the proposal service.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { RequestError, TimeoutError } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { commandVersion, encodeCommand } from '../actors/index.ts';
+import type { Command, CommandResult } from '../actors/index.ts';
+import { storeSubjects } from '../raft/index.ts';
+import type { MemberStatus, ProposeReply, ReadIndexReply, StoreSubjects } from '../raft/index.ts';
+
+/**
+ * One attempt's timeout. A healthy leader answers in milliseconds; an attempt still unanswered
+ * after 2 s hit a dead or partitioned leader (elections take 1–2 s with default ticks), so it is
+ * retried rather than waited on.
+ */
+export const attemptTimeoutMsDefault = 2_000;
+/** A call's deadline across all its attempts: the API tier's own store timeout (30 s). */
+export const callDeadlineMsDefault = 30_000;
+/**
+ * Sessions per client = proposals in flight per client. The store's session table keeps 10 000
+ * sessions (LRU); a handful of API replicas with 256 each stay far below it, so a retry always
+ * finds its session's result. Callers beyond 256 wait for a free session.
+ */
+export const clientSessionsMax = 256;
+/** Callers waiting for a free session; beyond this the client is overloaded and says so at once. */
+export const sessionWaitersMax = 10_000;
+/** Back-off between attempts while no leader is known: from 25 ms doubling to 400 ms. */
+export const retryBackoffMsMin = 25;
+export const retryBackoffMsMax = 400;
+/** How long clusterStatus() gathers answers from members. */
+export const statusGatherMsDefault = 500;
+
+export const StoreClientErrorCodes = {
+  Deadline: 'DEADLINE',
+  Rejected: 'REJECTED',
+  Overloaded: 'OVERLOADED',
+  Closed: 'CLOSED',
+} as const;
+export type StoreClientErrorCode = (typeof StoreClientErrorCodes)[keyof typeof StoreClientErrorCodes];
+
+/** The call's deadline passed. For a proposal: it may or may not have been applied. */
+export class StoreDeadlineError extends Error {
+  readonly code = StoreClientErrorCodes.Deadline;
+  readonly attempts: number;
+
+  constructor(what: string, deadlineMs: number, attempts: number, lastProblem: string, options?: ErrorOptions) {
+    super(`${what}: no answer within ${deadlineMs} ms after ${attempts} attempts (last: ${lastProblem})`, options);
+    this.name = 'StoreDeadlineError';
+    this.attempts = attempts;
+  }
+}
+
+/** The store refused the proposal for good (too large); retrying cannot help. */
+export class StoreRejectedError extends Error {
+  readonly code = StoreClientErrorCodes.Rejected;
+
+  constructor(reason: string) {
+    super(`proposal rejected: ${reason}`);
+    this.name = 'StoreRejectedError';
+  }
+}
+
+/** Too many callers are waiting for a session of this client. */
+export class StoreClientOverloadedError extends Error {
+  readonly code = StoreClientErrorCodes.Overloaded;
+
+  constructor() {
+    super(`more than ${sessionWaitersMax} proposals waiting for a client session`);
+    this.name = 'StoreClientOverloadedError';
+  }
+}
+
+export class StoreClientClosedError extends Error {
+  readonly code = StoreClientErrorCodes.Closed;
+
+  constructor() {
+    super('store client is closed');
+    this.name = 'StoreClientClosedError';
+  }
+}
+
+export function isStoreDeadline(error: unknown): error is StoreDeadlineError {
+  return error instanceof StoreDeadlineError;
+}
+
+export interface StoreClientOptions {
+  readonly connection: NatsConnection;
+  readonly cluster: string;
+  readonly group: string;
+  readonly attemptTimeoutMs?: number;
+  readonly deadlineMs?: number;
+}
+
+interface Session {
+  readonly id: string;
+  sequence: number;
+}
+
+/** What one attempt concluded: a final value, or why to try again (and whom to ask). */
+type Attempt<T> =
+  | { readonly done: true; readonly value: T }
+  | { readonly done: false; readonly problem: string; readonly backoff: boolean };
+
+const textDecoder = new TextDecoder();
+
+export class StoreClient {
+  readonly subjects: StoreSubjects;
+  readonly #connection: NatsConnection;
+  readonly #attemptTimeoutMs: number;
+  readonly #deadlineMs: number;
+  readonly #idleSessions: Session[] = [];
+  #sessionsOpen = 0;
+  #sessionWaiters: { readonly resolve: (session: Session) => void; readonly reject: (error: Error) => void }[] = [];
+  #leaderId: string | undefined = undefined;
+  #closed = false;
+  /** Attempts beyond the first, over the client's life (for tests and metrics). */
+  retries = 0;
+
+  constructor(options: StoreClientOptions) {
+    this.subjects = storeSubjects(options.cluster, options.group);
+    this.#connection = options.connection;
+    this.#attemptTimeoutMs = options.attemptTimeoutMs ?? attemptTimeoutMsDefault;
+    this.#deadlineMs = options.deadlineMs ?? callDeadlineMsDefault;
+    if (!(this.#attemptTimeoutMs > 0 && this.#deadlineMs >= this.#attemptTimeoutMs)) {
+      throw new TypeError('attemptTimeoutMs must be > 0 and deadlineMs >= attemptTimeoutMs');
+    }
+  }
+
+  /** The leader as last reported by a member; undefined while unknown. */
+  get leaderId(): string | undefined {
+    return this.#leaderId;
+  }
+
+  /** Proposes `command` under a client session; resolves with its result once applied. */
+  async propose(command: Command): Promise<CommandResult> {
+    const session = await this.#acquireSession();
+    session.sequence += 1;
+    const payload = encodeCommand({ version: commandVersion, command, session: { id: session.id, sequence: session.sequence } });
+    let healthy = false;
+    try {
+      const result = await this.#call('propose', payload, (leader) => (leader === undefined ? this.subjects.propose : this.subjects.proposeTo(leader)),
+        (reply: ProposeReply<CommandResult>) => this.#proposeOutcome(reply));
+      healthy = true;
+      return result;
+    } finally {
+      this.#releaseSession(session, healthy);
+    }
+  }
+
+  /** A revision every write acknowledged before this call is at or below (linearizable read point). */
+  readIndex(): Promise<number> {
+    return this.#call('read index', new Uint8Array(0), (leader) => (leader === undefined ? this.subjects.readIndex : this.subjects.readIndexTo(leader)),
+      (reply: ReadIndexReply) => this.#readIndexOutcome(reply));
+  }
+
+  /** Status of every member that answers within `gatherMs`, sorted by id. */
+  async clusterStatus(gatherMs = statusGatherMsDefault): Promise<MemberStatus[]> {
+    const statuses: MemberStatus[] = [];
+    const replies = await this.#connection.requestMany(this.subjects.status, new Uint8Array(0), { strategy: 'timer', maxWait: gatherMs });
+    for await (const reply of replies) {
+      if (reply.data.length > 0) statuses.push(JSON.parse(textDecoder.decode(reply.data)) as MemberStatus);
+    }
+    return statuses.sort((left, right) => left.id.localeCompare(right.id));
+  }
+
+  /** Status of one member; rejects if it does not answer within one attempt timeout. */
+  async memberStatus(member: string): Promise<MemberStatus> {
+    const reply = await this.#connection.request(this.subjects.statusOf(member), new Uint8Array(0), { timeout: this.#attemptTimeoutMs });
+    return JSON.parse(textDecoder.decode(reply.data)) as MemberStatus;
+  }
+
+  /** Rejects callers waiting for a session; calls in progress finish (or meet their deadline). */
+  close(): void {
+    this.#closed = true;
+    const waiters = this.#sessionWaiters;
+    this.#sessionWaiters = [];
+    for (const waiter of waiters) waiter.reject(new StoreClientClosedError());
+  }
+
+  async #call<Reply, T>(what: string, payload: Uint8Array, subjectFor: (leader: string | undefined) => string, outcome: (reply: Reply) => Attempt<T>): Promise<T> {
+    const deadline = Date.now() + this.#deadlineMs;
+    let backoffMs = retryBackoffMsMin;
+    let lastProblem = 'none';
+    for (let attempt = 1; ; attempt++) {
+      if (this.#closed) throw new StoreClientClosedError();
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new StoreDeadlineError(what, this.#deadlineMs, attempt - 1, lastProblem);
+      if (attempt > 1) this.retries += 1;
+      const asked = this.#leaderId;
+      const result = await this.#attempt(subjectFor(asked), payload, Math.min(this.#attemptTimeoutMs, remaining), asked, outcome);
+      if (result.done) return result.value;
+      lastProblem = result.problem;
+      if (!result.backoff) continue;
+      await delay(Math.min(backoffMs, Math.max(0, deadline - Date.now())));
+      backoffMs = Math.min(backoffMs * 2, retryBackoffMsMax);
+    }
+  }
+
+  async #attempt<Reply, T>(subject: string, payload: Uint8Array, timeoutMs: number, asked: string | undefined, outcome: (reply: Reply) => Attempt<T>): Promise<Attempt<T>> {
+    try {
+      const message = await this.#connection.request(subject, payload, { timeout: timeoutMs });
+      return outcome(JSON.parse(textDecoder.decode(message.data)) as Reply);
+    } catch (error) {
+      // The member we addressed may be gone: ask the queue group (any member) next time.
+      if (asked !== undefined && this.#leaderId === asked) this.#leaderId = undefined;
+      if (error instanceof TimeoutError) return { done: false, problem: `timeout after ${timeoutMs} ms on ${subject}`, backoff: false };
+      if (error instanceof RequestError && error.isNoResponders()) return { done: false, problem: `no responders on ${subject}`, backoff: true };
+      return { done: false, problem: error instanceof Error ? error.message : String(error), backoff: true };
+    }
+  }
+
+  #noteLeader(leaderId: string | undefined): void {
+    this.#leaderId = leaderId;
+  }
+
+  #proposeOutcome(reply: ProposeReply<CommandResult>): Attempt<CommandResult> {
+    switch (reply.type) {
+      case 'ok':
+        this.#noteLeader(reply.leaderId);
+        return { done: true, value: reply.result };
+      case 'notLeader':
+        this.#noteLeader(reply.leaderId);
+        return { done: false, problem: `not leader (leader ${reply.leaderId ?? 'unknown'})`, backoff: reply.leaderId === undefined };
+      case 'dropped':
+        if (reply.reason === 'tooLarge') throw new StoreRejectedError(reply.reason);
+        this.#noteLeader(undefined);
+        return { done: false, problem: `dropped: ${reply.reason}`, backoff: true };
+      case 'overloaded':
+        return { done: false, problem: 'member overloaded', backoff: true };
+      case 'failed':
+        this.#noteLeader(undefined);
+        return { done: false, problem: `member failed: ${reply.message}`, backoff: true };
+    }
+  }
+
+  #readIndexOutcome(reply: ReadIndexReply): Attempt<number> {
+    switch (reply.type) {
+      case 'ok':
+        this.#noteLeader(reply.leaderId);
+        return { done: true, value: reply.index };
+      case 'notLeader':
+        this.#noteLeader(reply.leaderId);
+        return { done: false, problem: `not leader (leader ${reply.leaderId ?? 'unknown'})`, backoff: reply.leaderId === undefined };
+      case 'overloaded':
+        return { done: false, problem: 'member overloaded', backoff: true };
+      case 'failed':
+        this.#noteLeader(undefined);
+        return { done: false, problem: `member failed: ${reply.message}`, backoff: true };
+    }
+  }
+
+  #acquireSession(): Promise<Session> {
+    if (this.#closed) return Promise.reject(new StoreClientClosedError());
+    const idle = this.#idleSessions.pop();
+    if (idle !== undefined) return Promise.resolve(idle);
+    if (this.#sessionsOpen < clientSessionsMax) {
+      this.#sessionsOpen += 1;
+      return Promise.resolve({ id: randomUUID(), sequence: 0 });
+    }
+    if (this.#sessionWaiters.length >= sessionWaitersMax) return Promise.reject(new StoreClientOverloadedError());
+    return new Promise((resolve, reject) => this.#sessionWaiters.push({ resolve, reject }));
+  }
+
+  /** Returns a session to the pool; one whose last command's fate is unknown is retired. */
+  #releaseSession(session: Session, healthy: boolean): void {
+    const next = healthy ? session : { id: randomUUID(), sequence: 0 };
+    const waiter = this.#sessionWaiters.shift();
+    if (waiter !== undefined) waiter.resolve(next);
+    else this.#idleSessions.push(next);
+  }
+}

@@ -1,0 +1,247 @@
+// Owns: the store's request/reply face on NATS: proposals, ReadIndex and member status, the
+// subjects they use and the JSON replies a client reads (the client is deploy/store-client.ts).
+//
+// Subjects, for cluster C and group G (P = kstore.store.C.G):
+//   P.propose            queue group: any one member answers
+//   P.propose.<member>   that member only (a client that knows the leader; forwarding)
+//   P.read-index         queue group;  P.read-index.<member>  that member only
+//   P.status             every member answers (scatter-gather);  P.status.<member>
+// A member that receives a queue-group request while another member is leader forwards it to
+// the leader's own subject with the client's reply inbox (one extra hop inside NATS, no extra
+// round trip; nats-server's own Raft forwards proposals the same way). A request on a member's
+// own subject is never forwarded again: a non-leader answers `notLeader` with the leader it
+// knows, so forwarding cannot loop.
+//
+// Proposal payloads are opaque entry bytes (for kstore: an encoded CommandEnvelope whose session
+// makes retries apply at most once, deduplicated in apply — Raft thesis §6.3); they are copied out
+// of the NATS receive buffer before proposing. Replies are JSON: this module never interprets
+// the Result beyond JSON.stringify.
+//
+// Must not: retry (clients do, with the same session and sequence), or know what commands mean.
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { checkSubjectToken } from '../transport/index.ts';
+import { assert } from '../stdx/index.ts';
+import { isNotLeader, isProposalDropped } from './errors.ts';
+import type { DropReason } from './errors.ts';
+import type { RaftStatus } from './options.ts';
+import type { ProposalOutcome } from './proposals.ts';
+
+/**
+ * Proposals and reads this member has accepted and not yet answered. The driver's own queue
+ * holds 10 000 proposals; 4096 outstanding requests per member is far above what an API tier
+ * keeps in flight (one per concurrent HTTP write) and bounds the reply closures held here.
+ * Beyond it the member answers `overloaded` at once and the client backs off.
+ */
+export const serviceRequestsInFlightMax = 4096;
+
+/** Queue group shared by every member of a group, so one member answers each request. */
+export const serviceQueueGroup = 'kstore-store';
+
+export type ProposeReply<Result> =
+  | { readonly type: 'ok'; readonly index: number; readonly result: Result; readonly leaderId: string }
+  | { readonly type: 'notLeader'; readonly leaderId: string | undefined }
+  /** Not (or not certainly) committed; retry with the same session and sequence. */
+  | { readonly type: 'dropped'; readonly reason: DropReason }
+  | { readonly type: 'overloaded' }
+  /** The member failed (storage or apply) or the request was malformed; another member may do. */
+  | { readonly type: 'failed'; readonly message: string };
+
+export type ReadIndexReply =
+  | { readonly type: 'ok'; readonly index: number; readonly leaderId: string }
+  | { readonly type: 'notLeader'; readonly leaderId: string | undefined }
+  | { readonly type: 'overloaded' }
+  | { readonly type: 'failed'; readonly message: string };
+
+export interface MemberStatus extends RaftStatus {
+  readonly cluster: string;
+  readonly group: string;
+}
+
+export interface StoreSubjects {
+  readonly propose: string;
+  readonly readIndex: string;
+  readonly status: string;
+  proposeTo(member: string): string;
+  readIndexTo(member: string): string;
+  statusOf(member: string): string;
+}
+
+export function storeSubjects(cluster: string, group: string): StoreSubjects {
+  checkSubjectToken('cluster', cluster);
+  checkSubjectToken('group', group);
+  const prefix = `kstore.store.${cluster}.${group}`;
+  const member = (base: string, id: string): string => {
+    checkSubjectToken('member', id);
+    return `${base}.${id}`;
+  };
+  return {
+    propose: `${prefix}.propose`, readIndex: `${prefix}.read-index`, status: `${prefix}.status`,
+    proposeTo: (id) => member(`${prefix}.propose`, id),
+    readIndexTo: (id) => member(`${prefix}.read-index`, id),
+    statusOf: (id) => member(`${prefix}.status`, id),
+  };
+}
+
+/** What the service needs of a RaftNode (structural, so tests can stand in). */
+export interface ProposalTarget<Result> {
+  propose(data: Uint8Array): Promise<ProposalOutcome<Result>>;
+  readIndex(): Promise<number>;
+  status(): RaftStatus;
+}
+
+export interface ProposalServiceOptions<Result> {
+  readonly connection: NatsConnection;
+  readonly cluster: string;
+  readonly group: string;
+  readonly member: string;
+  readonly node: ProposalTarget<Result>;
+  readonly log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+const textEncoder = new TextEncoder();
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class ProposalService<Result> {
+  readonly subjects: StoreSubjects;
+  readonly #connection: NatsConnection;
+  readonly #cluster: string;
+  readonly #group: string;
+  readonly #member: string;
+  readonly #node: ProposalTarget<Result>;
+  readonly #log: (message: string, fields?: Record<string, unknown>) => void;
+  readonly #subscriptions: Subscription[] = [];
+  #inFlight = 0;
+  #stopped = false;
+  forwarded = 0;
+
+  private constructor(options: ProposalServiceOptions<Result>) {
+    this.subjects = storeSubjects(options.cluster, options.group);
+    checkSubjectToken('member', options.member);
+    this.#connection = options.connection;
+    this.#cluster = options.cluster;
+    this.#group = options.group;
+    this.#member = options.member;
+    this.#node = options.node;
+    this.#log = options.log ?? (() => {});
+  }
+
+  /** Subscribes on every service subject; answers until stop(). */
+  static start<Result>(options: ProposalServiceOptions<Result>): ProposalService<Result> {
+    const service = new ProposalService(options);
+    service.#listen();
+    return service;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Unsubscribes (letting requests in progress finish) and waits for the unsubscribe to reach the server. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    const subscriptions = this.#subscriptions.splice(0);
+    if (this.#connection.isClosed()) return;
+    await Promise.all(subscriptions.map((subscription) => subscription.drain().catch(() => undefined)));
+  }
+
+  #listen(): void {
+    const { subjects } = this;
+    const member = this.#member;
+    this.#subscribe(subjects.propose, serviceQueueGroup, (message) => this.#onPropose(message, true));
+    this.#subscribe(subjects.proposeTo(member), undefined, (message) => this.#onPropose(message, false));
+    this.#subscribe(subjects.readIndex, serviceQueueGroup, (message) => this.#onReadIndex(message, true));
+    this.#subscribe(subjects.readIndexTo(member), undefined, (message) => this.#onReadIndex(message, false));
+    this.#subscribe(subjects.status, undefined, (message) => this.#onStatus(message));
+    this.#subscribe(subjects.statusOf(member), undefined, (message) => this.#onStatus(message));
+    assert(this.#subscriptions.length === 6, 'every service subject is subscribed');
+  }
+
+  #subscribe(subject: string, queue: string | undefined, handle: (message: Msg) => void): void {
+    const subscription = this.#connection.subscribe(subject, {
+      ...(queue === undefined ? {} : { queue }),
+      callback: (error, message) => {
+        if (error !== null) {
+          this.#log('store service subscription error', { subject, error: error.message });
+          return;
+        }
+        if (!this.#stopped) handle(message);
+      },
+    });
+    this.#subscriptions.push(subscription);
+  }
+
+  /** Forwards a queue-group request to the leader if another member leads; true if forwarded. */
+  #forwardToLeader(message: Msg, viaQueue: boolean, subjectTo: (member: string) => string): boolean {
+    if (!viaQueue || message.reply === undefined || message.reply === '') return false;
+    const status = this.#node.status();
+    if (status.role === 'leader' || status.leaderId === undefined || status.leaderId === this.#member) return false;
+    try {
+      this.#connection.publish(subjectTo(status.leaderId), message.data, { reply: message.reply });
+      this.forwarded += 1;
+      return true;
+    } catch (error) {
+      this.#log('store service forward failed', { error: errorMessage(error) });
+      return false;
+    }
+  }
+
+  #onPropose(message: Msg, viaQueue: boolean): void {
+    if (this.#forwardToLeader(message, viaQueue, this.subjects.proposeTo)) return;
+    if (this.#inFlight >= serviceRequestsInFlightMax) {
+      this.#reply(message, { type: 'overloaded' } satisfies ProposeReply<Result>);
+      return;
+    }
+    // Copy: message.data is a view into the client's receive buffer, which NATS reuses.
+    const data = new Uint8Array(message.data);
+    this.#inFlight += 1;
+    this.#node.propose(data).then(
+      (outcome): ProposeReply<Result> => ({ type: 'ok', index: outcome.index, result: outcome.result, leaderId: this.#member }),
+      (error: unknown): ProposeReply<Result> => {
+        if (isNotLeader(error)) return { type: 'notLeader', leaderId: error.leaderId };
+        if (isProposalDropped(error)) return error.reason === 'overloaded' ? { type: 'overloaded' } : { type: 'dropped', reason: error.reason };
+        return { type: 'failed', message: errorMessage(error) };
+      },
+    ).then((reply) => {
+      this.#inFlight -= 1;
+      this.#reply(message, reply);
+    });
+  }
+
+  #onReadIndex(message: Msg, viaQueue: boolean): void {
+    if (this.#forwardToLeader(message, viaQueue, this.subjects.readIndexTo)) return;
+    if (this.#inFlight >= serviceRequestsInFlightMax) {
+      this.#reply(message, { type: 'overloaded' } satisfies ReadIndexReply);
+      return;
+    }
+    this.#inFlight += 1;
+    this.#node.readIndex().then(
+      (index): ReadIndexReply => ({ type: 'ok', index, leaderId: this.#member }),
+      (error: unknown): ReadIndexReply => {
+        if (isNotLeader(error)) return { type: 'notLeader', leaderId: error.leaderId };
+        if (isProposalDropped(error) && error.reason === 'overloaded') return { type: 'overloaded' };
+        return { type: 'failed', message: errorMessage(error) };
+      },
+    ).then((reply) => {
+      this.#inFlight -= 1;
+      this.#reply(message, reply);
+    });
+  }
+
+  #onStatus(message: Msg): void {
+    const status: MemberStatus = { ...this.#node.status(), cluster: this.#cluster, group: this.#group };
+    this.#reply(message, status);
+  }
+
+  #reply(message: Msg, reply: unknown): void {
+    if (message.reply === undefined || message.reply === '' || this.#connection.isClosed()) return;
+    try {
+      message.respond(textEncoder.encode(JSON.stringify(reply)));
+    } catch (error) {
+      this.#log('store service reply failed', { error: errorMessage(error) });
+    }
+  }
+}
