@@ -1,0 +1,27 @@
+// Owns: the list of known raft/core defects the simulator reproduces but this repository has not
+// fixed yet, each with a name, a description and how the simulator recognizes it. A violation
+// attributed to a known issue is still a violation (npm run sim reports it and exits 1); the CI
+// test tolerates only these, and separately asserts that each still reproduces, so the entry
+// is deleted (and CI tightens) as soon as the core is fixed.
+
+export const knownCoreIssues = {
+  'idle-replication-stall':
+    'A leader in replicate state never retransmits a lost append (or learns of a lost acknowledgement) '
+    + 'while no new entries are proposed: heartbeats probe at prevLogIndex = match, the follower answers '
+    + 'match = prevLogIndex, and the inflight window is not full, so nothing is resent. The follower stays '
+    + 'behind (and, when the stalled append carried the no-op a quorum needs, the leader cannot commit: '
+    + 'ReadIndex reads hang) until a new proposal arrives. Recognized by nudging the leader with one '
+    + 'proposal after the deadline: if the cluster then converges, the stall was this one.',
+  'precandidate-vote-assertion':
+    'A pre-candidate (role candidate during PreVote, vote still undefined) that receives a real vote '
+    + 'request of its own term grants it and then trips the assertion "leaders and candidates voted for '
+    + 'themselves" in handleRequestVote: the member crashes. etcd grants such a vote and stays '
+    + 'pre-candidate. Recognized by the assertion message.',
+} as const;
+
+export type KnownCoreIssue = keyof typeof knownCoreIssues;
+
+/** The known issue a failed core assertion is, if any. */
+export function knownAssertion(message: string): KnownCoreIssue | undefined {
+  return message.includes('leaders and candidates voted for themselves') ? 'precandidate-vote-assertion' : undefined;
+}

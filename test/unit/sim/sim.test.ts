@@ -1,0 +1,112 @@
+// The deterministic simulator: CI's seed sweep (no violations besides known core issues),
+// byte-identical replay, and proof that the checkers catch a broken protocol: the core is
+// broken on the wire (forged acknowledgements, forged votes), never by editing raft/core.
+import { describe, expect, it } from 'vitest';
+import { RawNode } from '../../../raft/core/index.ts';
+import type { AppendAccepted, Message, RequestVote } from '../../../raft/core/index.ts';
+import { createRng } from '../../../raft/stdx/index.ts';
+import { knownAssertion } from '../../sim/known-issues.ts';
+import { runSimulation } from '../../sim/simulator.ts';
+import type { SimHooks, SimResult } from '../../sim/simulator.ts';
+
+/**
+ * Seeds CI runs: 500, as issue 3 asks. At the default 10,000 fault-phase steps a seed takes
+ * about 30 ms on the 2-core CI machine, so the sweep stays well inside the two-minute budget.
+ */
+const ciSeeds = 500;
+/** Seeds per test case: small enough that one case reports in a few seconds. */
+const seedsPerCase = 100;
+
+function runSeeds(first: number, count: number, hooks: SimHooks = {}): SimResult[] {
+  return Array.from({ length: count }, (_, offset) => runSimulation(first + offset, {}, hooks));
+}
+
+function describeFailure(result: SimResult): string {
+  const violation = result.violation!;
+  return [`seed ${result.seed}: ${violation.message}`, ...violation.detail, ...violation.trace.slice(-40)].join('\n');
+}
+
+describe(`simulator - seed sweep (R=3 and R=5, ${ciSeeds} seeds)`, () => {
+  for (let first = 1; first <= ciSeeds; first += seedsPerCase) {
+    it(`seeds ${first}-${first + seedsPerCase - 1}: no safety, liveness or linearizability violation`, () => {
+      const results = runSeeds(first, seedsPerCase);
+      const unexpected = results.filter((result) => result.violation !== undefined && result.violation.knownIssue === undefined);
+      expect(unexpected.map(describeFailure)).toEqual([]);
+      expect(results.filter((result) => result.linearizability === 'unknown').map((result) => result.seed)).toEqual([]);
+    }, 120_000);
+  }
+});
+
+describe('simulator - determinism', () => {
+  it('replays a seed with a byte-identical trace', () => {
+    const first = runSimulation(42);
+    const second = runSimulation(42);
+    expect(first.traceLines).toBeGreaterThan(1_000);
+    expect(second.traceHash).toBe(first.traceHash);
+    expect(second.traceLines).toBe(first.traceLines);
+    expect(runSimulation(43).traceHash).not.toBe(first.traceHash);
+  });
+
+  it('honours --nodes and --steps overrides while keeping the other knobs of the seed', () => {
+    const sampled = runSimulation(5, { steps: 500 });
+    const forced = runSimulation(5, { memberCount: 5, steps: 500 });
+    expect(forced.options.memberCount).toBe(5);
+    expect(forced.options.steps).toBe(500);
+    expect(forced.options.network).toEqual(sampled.options.network);
+  });
+});
+
+describe('simulator - known core issues still reproduce (delete the entry in known-issues.ts when this fails)', () => {
+  it('idle-replication-stall: some of seeds 1-30 leave a follower behind until a nudge', () => {
+    const stalled = runSeeds(1, 30).filter((result) => result.violation?.knownIssue === 'idle-replication-stall');
+    expect(stalled.length).toBeGreaterThan(0);
+    expect(stalled.every((result) => ['liveness', 'convergence'].includes(result.violation!.kind))).toBe(true);
+  }, 60_000);
+
+  it('precandidate-vote-assertion: a pre-candidate granting a real vote of its own term asserts', () => {
+    const restored = { hardState: { term: 5, vote: undefined, commit: 0 }, entries: [] };
+    const node = new RawNode({ id: 'a', voters: ['a', 'b', 'c'], electionTicks: 5, heartbeatTicks: 1, rng: createRng(1), restored, appliedIndex: 0 });
+    for (let tick = 0; tick < 10 && node.status().role === 'follower'; tick += 1) node.tick();
+    expect(node.status()).toMatchObject({ role: 'candidate', term: 5 }); // PreVote phase: term unchanged
+    const vote: RequestVote = { type: 'requestVote', from: 'c', to: 'a', term: 5, lastLogIndex: 0, lastLogTerm: 0 };
+    expect(knownAssertion(String(captureError(() => node.step(vote))))).toBe('precandidate-vote-assertion');
+  });
+});
+
+function captureError(action: () => void): unknown {
+  try {
+    action();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+/** A follower that acknowledges appends it never stored: the leader commits without a quorum. */
+function forgeAcknowledgements(message: Message): readonly Message[] {
+  if (message.type !== 'appendEntries' || message.entries.length === 0) return [message];
+  const forged: AppendAccepted = {
+    type: 'appendResponse', from: message.to, to: message.from, term: message.term, success: true,
+    matchIndex: message.prevLogIndex + message.entries.length, round: message.round,
+  };
+  return [message, forged];
+}
+
+/** Voters that grant every vote: one vote per term no longer holds. */
+function forgeVotes(message: Message): readonly Message[] {
+  if (message.type !== 'voteResponse' || message.granted) return [message];
+  return [{ ...message, granted: true }];
+}
+
+describe('simulator - a broken protocol is caught', () => {
+  it('commits without a quorum (forged append acknowledgements) violate safety', () => {
+    const results = runSeeds(1, 40, { corruptRaftMessage: forgeAcknowledgements });
+    const kinds = new Set(results.flatMap((result) => (result.violation === undefined ? [] : [result.violation.kind])));
+    expect([...kinds].some((kind) => ['leader-completeness', 'state-machine-safety', 'log-matching', 'linearizability'].includes(kind))).toBe(true);
+  }, 60_000);
+
+  it('granting every vote (no one-vote-per-term check) violates election safety', () => {
+    const results = runSeeds(1, 20, { corruptRaftMessage: forgeVotes });
+    expect(results.filter((result) => result.violation?.kind === 'election-safety').length).toBeGreaterThan(0);
+  }, 60_000);
+});
