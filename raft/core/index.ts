@@ -7,9 +7,12 @@ export { emptyHardState } from './types.ts';
 export type {
   AppendAccepted, AppendEntries, AppendRejected, AppendResponse, Configuration, Entry, EntryType, HardState,
   InstallSnapshot, Message, MessageType, NodeId, ReadState, RequestVote, RestoredState, Role, SnapshotMeta,
-  SnapshotResponse, TimeoutNow, VoteResponse,
+  Snapshot, SnapshotResponse, TimeoutNow, VoteResponse,
 } from './types.ts';
+export { changedConfiguration, decodeConfiguration, encodeConfiguration, isMember, sameConfiguration } from './configuration.ts';
+export type { MembershipChange, MembershipChangeType } from './configuration.ts';
 export { quorumSize, quorumValue, voteOutcome } from './quorum.ts';
 export {
-  committedEntriesPerReadyMax, entriesPerAppendMax, entryDataBytesMax, inflightAppendsMax, readRequestsMax,
+  committedEntriesPerReadyMax, compactionRetainEntries, entriesPerAppendMax, entryDataBytesMax, inflightAppendsMax, readRequestsMax,
+  snapshotBytesMax, snapshotChunkBytesDefault,
 } from './limits.ts';

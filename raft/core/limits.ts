@@ -31,3 +31,26 @@ export const readRequestsMax = 4096;
  * (1.5 MiB request limit) with room for the command envelope; the WAL rejects longer records.
  */
 export const entryDataBytesMax = 4 * 1024 * 1024;
+
+/**
+ * Default bytes of snapshot data in one InstallSnapshot chunk. NATS' default max_payload is
+ * 1 MiB for a whole message; 512 KiB leaves room for the envelope and keeps one chunk from
+ * monopolising a member's link for long (heartbeats share it). Only one chunk per follower is
+ * in flight, so a chunk is also the memory a slow follower can pin at the leader.
+ */
+export const snapshotChunkBytesDefault = 512 * 1024;
+
+/**
+ * Bytes of a snapshot a follower assembles in memory from chunks. 1 GiB is far above a
+ * Kubernetes store's state (etcd's default quota is 2 GiB of b-tree pages with much overhead)
+ * and below what a Uint8Array can hold; a larger snapshot is refused (an assertion: the leader
+ * built it, so it is a configuration bug, not an operating error).
+ */
+export const snapshotBytesMax = 1024 * 1024 * 1024;
+
+/**
+ * Entries kept in memory behind a new snapshot when the log is compacted (etcd's
+ * SnapshotCatchUpEntries is 5000). A follower slightly behind then catches up from the log
+ * instead of needing the whole snapshot; 1024 entries of a few KiB each is a few MiB.
+ */
+export const compactionRetainEntries = 1024;

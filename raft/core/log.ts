@@ -1,17 +1,25 @@
-// Owns: the in-memory Raft log of one member with its stable/commit/applied cursors. Pure.
-// Must not do I/O: the driver persists what `unstableEntries()` returns and reports back.
+// Owns: the in-memory Raft log of one member with its stable/commit/applied cursors, and its
+// compaction offset (the snapshot it starts after). Pure. Must not do I/O: the driver persists
+// what `unstableEntries()` returns and reports back.
 //
 // Invariants (checked by assertions):
-//   entries[i].index === i + 1           (no snapshots yet: the log starts at index 1)
-//   appliedIndex <= commitIndex <= lastIndex()
+//   entries[i].index === offsetIndex + 1 + i   (the log starts after a snapshot, or at 1)
+//   offsetIndex <= appliedIndex <= commitIndex <= lastIndex()   (except while a received
+//                                         snapshot waits to be applied: appliedIndex < offsetIndex)
 //   stableIndex <= lastIndex()           (entries after stableIndex are not yet durable)
 //   terms never decrease along the log
-// Committed entries are never truncated (Raft paper §5.4, Leader Completeness).
+// Committed entries are never truncated (Raft paper §5.4, Leader Completeness); compaction
+// discards only applied entries, which a snapshot covers (thesis §5.1).
 import { assert } from '../stdx/index.ts';
-import type { Entry } from './types.ts';
+import type { Entry, SnapshotMeta } from './types.ts';
 
 export class RaftLog {
   #entries: Entry[] = [];
+  /** Indices of the 'configuration' entries held, ascending (thesis §4.1: the latest wins). */
+  #configurationIndexes: number[] = [];
+  /** Index and term of the entry just before the first held one (0/0, or a snapshot's). */
+  #offsetIndex: number;
+  #offsetTerm: number;
   /** Last index known durable in local storage. */
   stableIndex = 0;
   /** Highest index known committed. */
@@ -19,28 +27,47 @@ export class RaftLog {
   /** Highest index handed to the driver for apply. */
   appliedIndex = 0;
 
-  constructor(entries: readonly Entry[], commitIndex: number, appliedIndex: number) {
+  constructor(entries: readonly Entry[], commitIndex: number, appliedIndex: number, snapshot?: SnapshotMeta) {
+    this.#offsetIndex = snapshot?.index ?? 0;
+    this.#offsetTerm = snapshot?.term ?? 0;
     for (const entry of entries) this.#push(entry);
     this.stableIndex = this.lastIndex();
+    assert(appliedIndex >= this.#offsetIndex, `applied ${appliedIndex} below the snapshot at ${this.#offsetIndex}`);
     // A stored commit index beyond the stored log cannot be honoured; the leader re-derives it.
     this.commitIndex = Math.min(Math.max(commitIndex, appliedIndex), this.lastIndex());
     this.appliedIndex = appliedIndex;
     assert(appliedIndex <= this.commitIndex, `applied ${appliedIndex} beyond the restored log`);
   }
 
+  /** Index of the last compacted entry (0 if none): entries up to it live in a snapshot. */
+  offsetIndex(): number {
+    return this.#offsetIndex;
+  }
+
+  firstIndex(): number {
+    return this.#offsetIndex + 1;
+  }
+
   lastIndex(): number {
-    return this.#entries.length;
+    return this.#offsetIndex + this.#entries.length;
   }
 
   lastTerm(): number {
     return this.termAt(this.lastIndex()) ?? 0;
   }
 
-  /** Term of the entry at `index`; 0 for index 0; undefined beyond the log. */
+  /** Term of the entry at `index`; the snapshot's term at the offset; undefined beyond the
+   *  log or below the offset (compacted). */
   termAt(index: number): number | undefined {
     assert(Number.isSafeInteger(index) && index >= 0, `bad log index ${index}`);
-    if (index === 0) return 0;
-    return this.#entries[index - 1]?.term;
+    if (index === this.#offsetIndex) return this.#offsetTerm;
+    if (index < this.#offsetIndex) return undefined;
+    return this.#entries[index - this.#offsetIndex - 1]?.term;
+  }
+
+  /** True when the entry at `index` was compacted into a snapshot (its term is unknown). */
+  isCompacted(index: number): boolean {
+    return index < this.#offsetIndex;
   }
 
   /**
@@ -64,11 +91,20 @@ export class RaftLog {
     assert(term >= 1, 'terms of entries start at 1');
     let index = Math.min(fromIndex, this.lastIndex());
     assert(index >= 0, 'scan starts inside the log');
-    while (index >= 1) {
+    while (index >= this.firstIndex()) {
       const found = this.termAt(index)!;
       if (found === term) return index;
       if (found < term) return undefined;
       index -= 1;
+    }
+    return undefined;
+  }
+
+  /** Index of the latest configuration entry held at or below `atOrBefore`, if any. */
+  latestConfigurationIndex(atOrBefore = this.lastIndex()): number | undefined {
+    for (let position = this.#configurationIndexes.length - 1; position >= 0; position -= 1) {
+      const index = this.#configurationIndexes[position]!;
+      if (index <= atOrBefore) return index;
     }
     return undefined;
   }
@@ -78,7 +114,7 @@ export class RaftLog {
   }
 
   entryAt(index: number): Entry {
-    const entry = this.#entries[index - 1];
+    const entry = this.#entries[index - this.#offsetIndex - 1];
     assert(entry !== undefined, `no entry at index ${index}`);
     assert(entry.index === index, `entry index ${entry.index} stored at ${index}`);
     return entry;
@@ -86,9 +122,10 @@ export class RaftLog {
 
   /** Entries in [fromIndex, lastIndex], at most `countMax` of them. */
   entriesFrom(fromIndex: number, countMax: number): Entry[] {
-    assert(fromIndex >= 1, `entriesFrom(${fromIndex}) below the first index`);
+    assert(fromIndex >= this.firstIndex(), `entriesFrom(${fromIndex}) below the first index ${this.firstIndex()}`);
     assert(countMax > 0, 'entriesFrom needs a positive count');
-    return this.#entries.slice(fromIndex - 1, fromIndex - 1 + countMax);
+    const start = fromIndex - this.#offsetIndex - 1;
+    return this.#entries.slice(start, start + countMax);
   }
 
   /** Is a candidate's log at least as up to date as ours (§5.4.1)? */
@@ -106,10 +143,10 @@ export class RaftLog {
   /**
    * Follower path (§5.3): entries follow a matching prefix. Existing entries that agree are kept;
    * from the first conflicting index on, our suffix is replaced. Returns the new last index
-   * covered by the message.
+   * covered by the message, and the first index that was replaced (undefined if none).
    */
-  appendAfterMatch(prevIndex: number, entries: readonly Entry[]): number {
-    assert(this.termAt(prevIndex) !== undefined, `appendAfterMatch beyond log at ${prevIndex}`);
+  appendAfterMatch(prevIndex: number, entries: readonly Entry[]): { lastNewIndex: number; truncatedFrom: number | undefined } {
+    assert(this.termAt(prevIndex) !== undefined, `appendAfterMatch outside the log at ${prevIndex}`);
     let position = 0;
     while (position < entries.length) {
       const entry = entries[position]!;
@@ -117,16 +154,20 @@ export class RaftLog {
       if (!this.matchesTerm(entry.index, entry.term)) break;
       position += 1;
     }
+    let truncatedFrom: number | undefined = undefined;
     if (position < entries.length) {
       const firstNew = entries[position]!.index;
-      if (firstNew <= this.lastIndex()) this.#truncateFrom(firstNew); // a conflict, not just new
+      if (firstNew <= this.lastIndex()) {
+        this.#truncateFrom(firstNew); // a conflict, not just new entries
+        truncatedFrom = firstNew;
+      }
       this.append(entries.slice(position));
     }
-    return prevIndex + entries.length;
+    return { lastNewIndex: prevIndex + entries.length, truncatedFrom };
   }
 
   unstableEntries(): Entry[] {
-    return this.#entries.slice(this.stableIndex);
+    return this.#entries.slice(Math.max(0, this.stableIndex - this.#offsetIndex));
   }
 
   /** The driver made entries up to `index` (with `term` there) durable. */
@@ -146,17 +187,27 @@ export class RaftLog {
 
   /**
    * Committed entries not yet handed out for apply, at most `countMax`. On a follower some may
-   * still be unstable; the Ready contract persists them before they are applied.
+   * still be unstable; the Ready contract persists them before they are applied. None while a
+   * received snapshot waits to be applied: it comes first.
    */
   committedToApply(countMax: number): Entry[] {
     assert(this.appliedIndex <= this.commitIndex, 'applied beyond commit');
     assert(countMax > 0, 'committedToApply needs a positive count');
+    if (this.appliedIndex < this.#offsetIndex) return [];
     const upTo = Math.min(this.commitIndex, this.appliedIndex + countMax);
-    return this.#entries.slice(this.appliedIndex, upTo);
+    return this.entriesBetween(this.appliedIndex + 1, upTo);
+  }
+
+  /** Entries in [fromIndex, toIndex] (empty when toIndex < fromIndex). */
+  entriesBetween(fromIndex: number, toIndex: number): Entry[] {
+    if (toIndex < fromIndex) return [];
+    assert(fromIndex >= this.firstIndex(), `entries from ${fromIndex} were compacted`);
+    assert(toIndex <= this.lastIndex(), `entries up to ${toIndex} beyond the log`);
+    return this.#entries.slice(fromIndex - this.#offsetIndex - 1, toIndex - this.#offsetIndex);
   }
 
   hasCommittedToApply(): boolean {
-    return this.commitIndex > this.appliedIndex;
+    return this.commitIndex > this.appliedIndex && this.appliedIndex >= this.#offsetIndex;
   }
 
   appliedTo(index: number): void {
@@ -165,16 +216,50 @@ export class RaftLog {
     this.appliedIndex = index;
   }
 
+  /**
+   * Log compaction (thesis §5.1): forget entries up to `index`, which a durable snapshot covers.
+   * Only applied and durable entries may go.
+   */
+  compactTo(index: number): void {
+    assert(index <= this.appliedIndex, `compacting ${index} beyond applied ${this.appliedIndex}`);
+    assert(index <= this.stableIndex, `compacting ${index} beyond stable ${this.stableIndex}`);
+    if (index <= this.#offsetIndex) return;
+    const term = this.termAt(index);
+    assert(term !== undefined, `no term at compaction point ${index}`);
+    this.#entries = this.#entries.slice(index - this.#offsetIndex);
+    this.#configurationIndexes = this.#configurationIndexes.filter((configured) => configured > index);
+    this.#offsetIndex = index;
+    this.#offsetTerm = term;
+  }
+
+  /**
+   * A follower installs a leader's snapshot that its log does not contain (thesis §5.4.3 /
+   * Figure 5.14 step 8): the whole log is replaced by the snapshot; the state machine is reset
+   * from it when the driver applies the Ready carrying it.
+   */
+  restoreSnapshot(snapshot: SnapshotMeta): void {
+    assert(snapshot.index > this.commitIndex, `snapshot ${snapshot.index} at or below commit ${this.commitIndex}`);
+    assert(!this.matchesTerm(snapshot.index, snapshot.term), 'a matching log is fast-forwarded, not replaced');
+    this.#entries = [];
+    this.#configurationIndexes = [];
+    this.#offsetIndex = snapshot.index;
+    this.#offsetTerm = snapshot.term;
+    this.stableIndex = snapshot.index;
+    this.commitIndex = snapshot.index;
+  }
+
   #push(entry: Entry): void {
     assert(entry.index === this.lastIndex() + 1, `entry ${entry.index} does not follow ${this.lastIndex()}`);
     assert(entry.term >= this.lastTerm(), `entry term ${entry.term} below previous ${this.lastTerm()}`);
     this.#entries.push(entry);
+    if (entry.type === 'configuration') this.#configurationIndexes.push(entry.index);
   }
 
   #truncateFrom(index: number): void {
     assert(index > this.commitIndex, `truncating committed entry ${index} (commit ${this.commitIndex})`);
-    assert(index >= 1 && index <= this.lastIndex(), `truncate point ${index} outside the log`);
-    this.#entries.length = index - 1;
+    assert(index >= this.firstIndex() && index <= this.lastIndex(), `truncate point ${index} outside the log`);
+    this.#entries.length = index - this.#offsetIndex - 1;
+    this.#configurationIndexes = this.#configurationIndexes.filter((configured) => configured < index);
     this.stableIndex = Math.min(this.stableIndex, index - 1);
   }
 }

@@ -3,11 +3,13 @@
 //
 // States: `probe` sends one append per heartbeat until the follower accepts, locating the
 // match point by backtracking; `replicate` pipelines appends optimistically, at most
-// inflightAppendsMax unacknowledged, and falls back to probe on any rejection.
+// inflightAppendsMax unacknowledged, and falls back to probe on any rejection; `snapshot`
+// sends the leader's snapshot in chunks, one in flight, resuming at the follower's offset
+// (thesis §5.4.3), because the follower needs entries the leader has compacted.
 import { assert } from '../stdx/index.ts';
 import { inflightAppendsMax } from './limits.ts';
 
-export type ProgressState = 'probe' | 'replicate';
+export type ProgressState = 'probe' | 'replicate' | 'snapshot';
 
 export class Progress {
   /** Highest index known to be durably replicated on the follower. */
@@ -23,6 +25,10 @@ export class Progress {
   recentActive = false;
   /** Highest leader broadcast round the follower has echoed (ReadIndex confirmation). */
   ackedRound = 0;
+  /** In snapshot: the snapshot being sent, the next byte to send, and whether a chunk is out. */
+  snapshotIndex = 0;
+  snapshotOffset = 0;
+  snapshotChunkInFlight = false;
 
   constructor(next: number) {
     assert(next >= 1, `progress next must be >= 1, got ${next}`);
@@ -30,6 +36,7 @@ export class Progress {
   }
 
   canSendEntries(): boolean {
+    if (this.state === 'snapshot') return false;
     if (this.state === 'probe') return !this.probeSent;
     return this.inflight.length < inflightAppendsMax;
   }
@@ -54,6 +61,8 @@ export class Progress {
     this.next = Math.max(this.next, this.match + 1);
     this.inflight = this.inflight.filter((lastIndex) => lastIndex > matchIndex);
     this.probeSent = false;
+    // A heartbeat answer during a snapshot transfer ends it only if the follower caught up.
+    if (this.state === 'snapshot' && this.match >= this.snapshotIndex) this.state = 'replicate';
     if (this.state === 'probe') this.state = 'replicate';
     assert(this.match < this.next, 'progress match must stay below next');
     return advanced;
@@ -65,6 +74,7 @@ export class Progress {
    * The next probe goes to min(rejectedIndex, hintIndex + 1), never below match + 1 (§5.3).
    */
   reject(rejectedIndex: number, hintIndex: number): boolean {
+    if (this.state === 'snapshot') return false;
     if (this.state === 'replicate' && rejectedIndex <= this.match) return false;
     if (this.state === 'probe' && rejectedIndex !== this.next - 1) return false;
     this.next = Math.max(this.match + 1, Math.min(rejectedIndex, hintIndex + 1));
@@ -76,10 +86,34 @@ export class Progress {
     return true;
   }
 
-  /** A heartbeat interval passed: allow one more probe, or free a slot of a full window so a
-   *  lost append is eventually detected by the follower's rejection. */
+  /** Starts (or restarts at byte 0) sending the snapshot at `snapshotIndex`. */
+  becomeSnapshot(snapshotIndex: number): void {
+    assert(snapshotIndex > this.match, `snapshot ${snapshotIndex} not beyond match ${this.match}`);
+    assert(snapshotIndex >= 1, 'a snapshot covers at least one entry');
+    this.state = 'snapshot';
+    this.snapshotIndex = snapshotIndex;
+    this.snapshotOffset = 0;
+    this.snapshotChunkInFlight = false;
+    this.inflight = [];
+  }
+
+  /** The follower installed the snapshot: it holds the log up to its index; probe from there. */
+  snapshotInstalled(): void {
+    assert(this.state === 'snapshot', 'snapshot installed outside the snapshot state');
+    assert(this.snapshotIndex > 0, 'an installed snapshot has an index');
+    this.match = Math.max(this.match, this.snapshotIndex);
+    this.next = this.match + 1;
+    this.state = 'probe';
+    this.probeSent = false;
+    this.snapshotIndex = 0;
+  }
+
+  /** A heartbeat interval passed: allow one more probe, resend a possibly lost snapshot chunk,
+   *  or free a slot of a full window so a lost append is eventually detected by the follower's
+   *  rejection. */
   onHeartbeat(): void {
     this.probeSent = false;
+    this.snapshotChunkInFlight = false;
     if (this.inflight.length >= inflightAppendsMax) this.inflight.shift();
   }
 }

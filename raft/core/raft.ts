@@ -1,10 +1,13 @@
 // Owns: one member's Raft protocol state, term handling, role transitions and the common part
 // of step(). Pure: no I/O, no clock (time is tick()), randomness only from the injected rng.
 // Role-specific handling lives in step-leader.ts, step-candidate.ts and step-follower.ts;
-// sending appends lives in replication.ts. Must not be used directly by the driver: RawNode is
-// the facade that batches effects into a Ready.
+// sending appends lives in replication.ts, snapshots in snapshot-transfer.ts, configuration
+// changes in membership.ts. Must not be used directly by the driver: RawNode is the facade that
+// batches effects into a Ready.
 import { assert, unreachable } from '../stdx/index.ts';
 import type { Rng } from '../stdx/index.ts';
+import { assertConfiguration, decodeConfiguration } from './configuration.ts';
+import { snapshotChunkBytesDefault } from './limits.ts';
 import { RaftLog } from './log.ts';
 import { Progress } from './progress.ts';
 import { hasQuorum, quorumValue, voteOutcome } from './quorum.ts';
@@ -13,12 +16,21 @@ import { broadcastAppend, broadcastHeartbeat } from './replication.ts';
 import { stepCandidate } from './step-candidate.ts';
 import { handleRequestVote, stepFollower } from './step-follower.ts';
 import { stepLeader } from './step-leader.ts';
-import type { Message, NodeId, ReadState, RestoredState, Role } from './types.ts';
+import type { IncomingSnapshot } from './snapshot-transfer.ts';
+import type { Configuration, Message, NodeId, ReadState, RestoredState, Role, Snapshot } from './types.ts';
 
 export interface RaftConfig {
   readonly id: NodeId;
-  /** All voters including this member. */
+  /**
+   * The bootstrap configuration's voters: the configuration while neither the log nor a
+   * snapshot holds one (thesis §4.1: the latest configuration in the log wins). A member
+   * joining an existing group is given the group's bootstrap voters and is not among them.
+   */
   readonly voters: readonly NodeId[];
+  /** The bootstrap configuration's learners; default none. */
+  readonly learners?: readonly NodeId[];
+  /** Bytes of snapshot data per InstallSnapshot chunk; default snapshotChunkBytesDefault. */
+  readonly snapshotChunkBytes?: number;
   /** Base election timeout; the effective one is random in [electionTicks, 2 × electionTicks). */
   readonly electionTicks: number;
   readonly heartbeatTicks: number;
@@ -35,8 +47,15 @@ export interface RaftConfig {
 
 export class Raft {
   readonly id: NodeId;
-  readonly voters: readonly NodeId[];
   readonly log: RaftLog;
+  /** The configuration in effect: the latest in the log, else the snapshot's, else bootstrap. */
+  configuration: Configuration;
+  /** Newest snapshot this member holds (to send to followers behind the compacted log). */
+  snapshot: Snapshot | undefined;
+  /** A snapshot received from the leader that the driver must persist and apply (Ready). */
+  pendingSnapshot: Snapshot | undefined = undefined;
+  /** A snapshot being received in chunks. */
+  incomingSnapshot: IncomingSnapshot | undefined = undefined;
   readonly reads = new ReadOnlyQueue();
   term: number;
   vote: NodeId | undefined;
@@ -59,12 +78,35 @@ export class Raft {
     assertConfig(config);
     this.#config = config;
     this.id = config.id;
-    this.voters = [...config.voters];
-    const { hardState, entries } = config.restored;
-    this.log = new RaftLog(entries, hardState.commit, config.appliedIndex);
+    const { hardState, entries, snapshot } = config.restored;
+    this.log = new RaftLog(entries, hardState.commit, config.appliedIndex, snapshot?.meta);
+    this.snapshot = snapshot;
+    this.configuration = this.configurationAt(this.log.lastIndex());
     this.term = hardState.term;
     this.vote = hardState.vote;
     this.#resetElectionTimer();
+  }
+
+  get voters(): readonly NodeId[] {
+    return this.configuration.voters;
+  }
+
+  get snapshotChunkBytes(): number {
+    return this.#config.snapshotChunkBytes ?? snapshotChunkBytesDefault;
+  }
+
+  /** The configuration as of log index `index` (for snapshots and after truncation). */
+  configurationAt(index: number): Configuration {
+    const configured = this.log.latestConfigurationIndex(index);
+    if (configured !== undefined) return decodeConfiguration(this.log.entryAt(configured).data);
+    if (this.snapshot !== undefined) return this.snapshot.meta.configuration;
+    return { voters: [...this.#config.voters], learners: [...(this.#config.learners ?? [])] };
+  }
+
+  /** Re-derives the configuration after the log changed (append, truncation, snapshot). */
+  restoreConfiguration(): void {
+    this.configuration = this.configurationAt(this.log.lastIndex());
+    assertConfiguration(this.configuration);
   }
 
   get heartbeatTicks(): number {
@@ -75,8 +117,9 @@ export class Raft {
     return this.#config.electionTicks;
   }
 
+  /** Every other member, voters and learners: the leader replicates to all of them. */
   peers(): NodeId[] {
-    return this.voters.filter((voter) => voter !== this.id);
+    return [...this.configuration.voters, ...this.configuration.learners].filter((member) => member !== this.id);
   }
 
   isVoter(): boolean {
@@ -353,9 +396,12 @@ export class Raft {
 }
 
 function assertConfig(config: RaftConfig): void {
-  assert(config.voters.includes(config.id), `member ${config.id} is not among the voters`);
-  assert(new Set(config.voters).size === config.voters.length, 'voter ids must be unique');
+  assert(config.voters.length > 0, 'the bootstrap configuration has a voter');
+  assertConfiguration({ voters: config.voters, learners: config.learners ?? [] });
+  assert(config.snapshotChunkBytes === undefined || config.snapshotChunkBytes >= 1, 'snapshot chunks carry bytes');
   assert(Number.isSafeInteger(config.electionTicks) && config.electionTicks >= 1, 'electionTicks must be >= 1');
   assert(Number.isSafeInteger(config.heartbeatTicks) && config.heartbeatTicks >= 1, 'heartbeatTicks must be >= 1');
   assert(config.heartbeatTicks < config.electionTicks || config.voters.length === 1, 'heartbeats must be more frequent than elections');
+  const snapshot = config.restored.snapshot;
+  assert(snapshot === undefined || config.appliedIndex >= snapshot.meta.index, 'restore the state machine from the snapshot first');
 }

@@ -3,12 +3,12 @@
 // Must not be stepped, ticked or proposed to between ready() and advance(): the driver buffers
 // inputs while it persists, which keeps the unstable-log bookkeeping trivially correct.
 import { assert } from '../stdx/index.ts';
-import { committedEntriesPerReadyMax, entryDataBytesMax } from './limits.ts';
+import { committedEntriesPerReadyMax, compactionRetainEntries, entryDataBytesMax } from './limits.ts';
 import { Raft } from './raft.ts';
 import type { RaftConfig } from './raft.ts';
 import type { Ready } from './ready.ts';
 import { broadcastAppend } from './replication.ts';
-import type { Entry, HardState, Message, NodeId, Role } from './types.ts';
+import type { Configuration, Entry, HardState, Message, NodeId, Role, Snapshot, SnapshotMeta } from './types.ts';
 
 export type ProposeResult =
   | { readonly accepted: true; readonly firstIndex: number; readonly term: number }
@@ -23,6 +23,8 @@ export interface CoreStatus {
   readonly appliedIndex: number;
   readonly stableIndex: number;
   readonly lastIndex: number;
+  /** Last index covered by a snapshot and compacted out of the in-memory log (0 if none). */
+  readonly offsetIndex: number;
 }
 
 export class RawNode {
@@ -81,7 +83,7 @@ export class RawNode {
 
   hasReady(): boolean {
     const raft = this.#raft;
-    return raft.hasMessages() || raft.readStates.length > 0 || raft.log.hasCommittedToApply()
+    return raft.hasMessages() || raft.readStates.length > 0 || raft.log.hasCommittedToApply() || raft.pendingSnapshot !== undefined
       || raft.log.stableIndex < raft.log.lastIndex() || !sameHardState(this.#hardState(), this.#persistedHardState);
   }
 
@@ -92,9 +94,10 @@ export class RawNode {
     const changed = !sameHardState(hardState, this.#persistedHardState);
     const entries = raft.log.unstableEntries();
     const ready: Ready = {
+      snapshot: raft.pendingSnapshot,
       hardState: changed ? hardState : undefined,
       entries,
-      mustSync: entries.length > 0 || hardState.term !== this.#persistedHardState.term || hardState.vote !== this.#persistedHardState.vote,
+      mustSync: raft.pendingSnapshot !== undefined || entries.length > 0 || hardState.term !== this.#persistedHardState.term || hardState.vote !== this.#persistedHardState.vote,
       messages: raft.takeMessages(),
       committedEntries: raft.log.committedToApply(committedEntriesPerReadyMax),
       readStates: raft.readStates,
@@ -109,6 +112,12 @@ export class RawNode {
     const ready = this.#outstanding;
     assert(ready !== undefined, 'advance() without an outstanding ready()');
     this.#outstanding = undefined;
+    if (ready.snapshot !== undefined) {
+      // Persisted and restored into the state machine: the log now continues after it.
+      assert(this.#raft.pendingSnapshot === ready.snapshot, 'the pending snapshot changed during a Ready');
+      this.#raft.pendingSnapshot = undefined;
+      this.#raft.log.appliedTo(ready.snapshot.meta.index);
+    }
     const lastEntry = ready.entries.at(-1);
     if (lastEntry !== undefined) this.#raft.log.stableTo(lastEntry.index, lastEntry.term);
     const lastApplied = ready.committedEntries.at(-1);
@@ -122,8 +131,42 @@ export class RawNode {
     return {
       id: raft.id, role: raft.role, term: raft.term, leaderId: raft.leaderId,
       commitIndex: raft.log.commitIndex, appliedIndex: raft.log.appliedIndex,
-      stableIndex: raft.log.stableIndex, lastIndex: raft.log.lastIndex(),
+      stableIndex: raft.log.stableIndex, lastIndex: raft.log.lastIndex(), offsetIndex: raft.log.offsetIndex(),
     };
+  }
+
+  /**
+   * What a snapshot of the state machine at `index` (= its applied index) covers: the term there
+   * and the configuration in effect then (thesis §5.1: the snapshot keeps the latest
+   * configuration as of its last index).
+   */
+  snapshotMeta(index: number): SnapshotMeta {
+    const log = this.#raft.log;
+    assert(index <= log.appliedIndex, `a snapshot at ${index} beyond applied ${log.appliedIndex}`);
+    assert(index >= log.offsetIndex(), `a snapshot at ${index} below the compacted log`);
+    const term = log.termAt(index);
+    assert(term !== undefined, `no term at ${index}`);
+    return { index, term, configuration: this.#raft.configurationAt(index) };
+  }
+
+  /**
+   * Log compaction (thesis §5.1): the driver persisted `snapshot` (taken at the state machine's
+   * applied index). The core keeps it to send to followers behind the log, and forgets entries
+   * up to `retainEntries` before its index. Not between ready() and advance().
+   */
+  compact(snapshot: Snapshot, retainEntries = compactionRetainEntries): void {
+    this.#assertNoReadyOutstanding('compact');
+    const raft = this.#raft;
+    assert(snapshot.meta.index <= raft.log.appliedIndex, 'compacting beyond the applied index');
+    assert(retainEntries >= 0, 'retained entries are not negative');
+    if (raft.snapshot === undefined || snapshot.meta.index > raft.snapshot.meta.index) raft.snapshot = snapshot;
+    const compactIndex = Math.min(snapshot.meta.index - retainEntries, raft.log.stableIndex);
+    if (compactIndex > raft.log.offsetIndex()) raft.log.compactTo(compactIndex);
+  }
+
+  /** The configuration in effect (the latest in the log, committed or not: thesis §4.1). */
+  configuration(): Configuration {
+    return this.#raft.configuration;
   }
 
   /** Read-only access to the log for tests and diagnostics. */

@@ -2,18 +2,24 @@
 //
 // Ordering contract (etcd raft's Ready, simplified because the driver never steps the core
 // while a Ready is outstanding):
+//   0. If `snapshot` is set (received from the leader), persist it first (its file, then a
+//      marker in the log that entries up to its index are replaced by it): `entries`, if any,
+//      follow it at snapshot.meta.index + 1.
 //   1. When `mustSync`, persist `hardState` and `entries` durably (fsync). A commit-only change
 //      (`mustSync` false, no entries) may instead be carried into the next persisted batch.
 //      `entries[0].index` may be at or below the stored last index: the stored suffix from
 //      there on is replaced.
 //   2. Only then send `messages`: votes and append acknowledgements promise durable state.
-//   3. Apply `committedEntries` in order. They are all covered by step 1, so applying never
-//      runs ahead of the local durable log.
+//   3. Restore the state machine from `snapshot`, if set, then apply `committedEntries` in
+//      order (they then start at snapshot.meta.index + 1). They are all covered by steps 0-1,
+//      so applying never runs ahead of the local durable log.
 //   4. Serve `readStates` once the state machine has applied up to their index.
 //   5. Call `advance()`. Until then the core must not be ticked, stepped or proposed to.
-import type { Entry, HardState, Message, ReadState } from './types.ts';
+import type { Entry, HardState, Message, ReadState, Snapshot } from './types.ts';
 
 export interface Ready {
+  /** A snapshot from the leader to persist (step 0) and restore the state machine from (step 3). */
+  readonly snapshot: Snapshot | undefined;
   /** Present only when it changed since the last Ready. */
   readonly hardState: HardState | undefined;
   /** Entries to append to stable storage, contiguous, ascending. */

@@ -3,6 +3,7 @@
 import { assert } from '../stdx/index.ts';
 import { entriesPerAppendMax } from './limits.ts';
 import type { Raft } from './raft.ts';
+import { sendSnapshotChunk } from './snapshot-transfer.ts';
 import type { NodeId } from './types.ts';
 
 /** Sends new entries to every follower that has room for them (after a proposal). */
@@ -26,10 +27,13 @@ export function sendAppendIfReady(raft: Raft, peer: NodeId): boolean {
   const progress = raft.progress.get(peer);
   assert(progress !== undefined, `no progress for ${peer}`);
   assert(raft.role === 'leader', 'only a leader replicates');
+  if (progress.state === 'snapshot') return sendSnapshotChunk(raft, peer);
   if (!progress.canSendEntries()) return false;
   const hasNewEntries = progress.next <= raft.log.lastIndex();
   if (!hasNewEntries && progress.state === 'replicate') return false;
   const prevLogIndex = progress.next - 1;
+  // The follower needs entries we compacted: it gets the snapshot instead (thesis §5.4.3).
+  if (raft.log.isCompacted(prevLogIndex)) return sendSnapshotChunk(raft, peer);
   const prevLogTerm = raft.log.termAt(prevLogIndex);
   assert(prevLogTerm !== undefined, `follower ${peer} next ${progress.next} beyond leader log`);
   const entries = hasNewEntries ? raft.log.entriesFrom(progress.next, entriesPerAppendMax) : [];
@@ -44,12 +48,15 @@ export function sendAppendIfReady(raft: Raft, peer: NodeId): boolean {
 function sendHeartbeat(raft: Raft, peer: NodeId): void {
   const progress = raft.progress.get(peer);
   assert(progress !== undefined, `no progress for ${peer}`);
-  const prevLogTerm = raft.log.termAt(progress.match);
-  assert(prevLogTerm !== undefined, `follower ${peer} match ${progress.match} beyond leader log`);
   // prevLogIndex = match always passes the follower's consistency check, so the follower
-  // commits min(leader commit, match): only what it provably shares with the leader.
+  // commits min(leader commit, match): only what it provably shares with the leader. Below our
+  // compacted log (a follower receiving a snapshot) the heartbeat probes our offset instead;
+  // it still resets the follower's election timer, and a rejection is ignored meanwhile.
+  const prevLogIndex = Math.max(progress.match, raft.log.offsetIndex());
+  const prevLogTerm = raft.log.termAt(prevLogIndex);
+  assert(prevLogTerm !== undefined, `follower ${peer} match ${progress.match} beyond leader log`);
   raft.send({
     type: 'appendEntries', from: raft.id, to: peer, term: raft.term,
-    prevLogIndex: progress.match, prevLogTerm, entries: [], commit: raft.log.commitIndex, round: raft.round,
+    prevLogIndex, prevLogTerm, entries: [], commit: raft.log.commitIndex, round: raft.round,
   });
 }

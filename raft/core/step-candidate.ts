@@ -5,6 +5,7 @@
 import { assert } from '../stdx/index.ts';
 import { voteOutcome } from './quorum.ts';
 import type { Raft } from './raft.ts';
+import { handleInstallSnapshot } from './snapshot-transfer.ts';
 import { handleAppendEntries } from './step-follower.ts';
 import type { Message } from './types.ts';
 
@@ -17,6 +18,10 @@ export function stepCandidate(raft: Raft, message: Message): void {
       // Someone else won this term (§5.2): follow it and take the entries.
       raft.becomeFollower(raft.term, message.from);
       handleAppendEntries(raft, message);
+      return;
+    case 'installSnapshot':
+      raft.becomeFollower(raft.term, message.from);
+      handleInstallSnapshot(raft, message);
       return;
     case 'voteResponse':
       if ((message.preVote === true) !== raft.preCandidate) return;

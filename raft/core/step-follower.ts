@@ -3,15 +3,17 @@
 // terms were reconciled, so `message.term === raft.term` here.
 import { assert } from '../stdx/index.ts';
 import type { Raft } from './raft.ts';
+import { handleInstallSnapshot } from './snapshot-transfer.ts';
 import type { AppendEntries, Message, RequestVote } from './types.ts';
 
 export function stepFollower(raft: Raft, message: Message): void {
   assert(raft.role === 'follower', 'stepFollower on a non-follower');
   assert(message.term === raft.term, 'stepFollower with an unreconciled term');
-  if (message.type !== 'appendEntries') return; // late vote or append responses: nothing to do
+  if (message.type !== 'appendEntries' && message.type !== 'installSnapshot') return; // late answers: nothing to do
   raft.electionElapsed = 0;
   raft.leaderId = message.from;
-  handleAppendEntries(raft, message);
+  if (message.type === 'installSnapshot') handleInstallSnapshot(raft, message);
+  else handleAppendEntries(raft, message);
 }
 
 /** §5.3: accept entries that follow a matching prefix; otherwise reject with a hint. */
@@ -19,11 +21,19 @@ export function handleAppendEntries(raft: Raft, message: AppendEntries): void {
   assert(raft.role === 'follower', 'only followers accept entries');
   assert(raft.leaderId === message.from, 'entries come from the known leader');
   const reply = { type: 'appendResponse', from: raft.id, to: message.from, term: raft.term, round: message.round } as const;
+  if (raft.log.isCompacted(message.prevLogIndex)) {
+    // A late append below our snapshot: everything up to our commit index matches the leader
+    // (Leader Completeness), so acknowledge that much and let the leader continue from there.
+    raft.send({ ...reply, success: true, matchIndex: raft.log.commitIndex });
+    return;
+  }
   if (!raft.log.matchesTerm(message.prevLogIndex, message.prevLogTerm)) {
     raft.send({ ...reply, success: false, rejectedIndex: message.prevLogIndex, hintIndex: raft.log.lastIndex(), ...conflictHint(raft, message.prevLogIndex) });
     return;
   }
-  const lastNewIndex = raft.log.appendAfterMatch(message.prevLogIndex, message.entries);
+  const { lastNewIndex, truncatedFrom } = raft.log.appendAfterMatch(message.prevLogIndex, message.entries);
+  // Thesis §4.1: a configuration takes effect when appended, and a truncated one is undone.
+  if (truncatedFrom !== undefined || message.entries.some((entry) => entry.type === 'configuration')) raft.restoreConfiguration();
   const commit = Math.min(message.commit, lastNewIndex);
   if (commit > raft.log.commitIndex) raft.log.commitTo(commit);
   // Sent only after the Ready persisting these entries is durable (Ready ordering contract).

@@ -3,14 +3,16 @@
 // `message.term === raft.term`.
 import { assert } from '../stdx/index.ts';
 import type { Raft } from './raft.ts';
+import { handleSnapshotResponse } from './snapshot-transfer.ts';
 import { broadcastHeartbeat, sendAppendIfReady } from './replication.ts';
 import type { AppendRejected, AppendResponse, Message } from './types.ts';
 
 export function stepLeader(raft: Raft, message: Message): void {
   assert(raft.role === 'leader', 'stepLeader on a non-leader');
   // Election Safety (§5.2): at most one leader per term.
-  assert(message.type !== 'appendEntries', `two leaders in term ${raft.term}: ${raft.id} and ${message.from}`);
+  assert(message.type !== 'appendEntries' && message.type !== 'installSnapshot', `two leaders in term ${raft.term}: ${raft.id} and ${message.from}`);
   if (message.type === 'appendResponse') handleAppendResponse(raft, message);
+  if (message.type === 'snapshotResponse' && handleSnapshotResponse(raft, message)) sendAppendIfReady(raft, message.from);
 }
 
 function handleAppendResponse(raft: Raft, message: AppendResponse): void {

@@ -36,6 +36,12 @@ export interface SnapshotMeta {
   readonly configuration: Configuration;
 }
 
+/** A snapshot with its bytes: the state machine's state after applying the log up to meta.index. */
+export interface Snapshot {
+  readonly meta: SnapshotMeta;
+  readonly data: Uint8Array;
+}
+
 /** State that must be durable before any message that depends on it is sent (§5.1, §5.2). */
 export interface HardState {
   readonly term: number;
@@ -47,10 +53,16 @@ export interface HardState {
 
 export const emptyHardState: HardState = { term: 0, vote: undefined, commit: 0 };
 
-/** What durable storage hands the core on start: hard state plus the log from index 1. */
+/**
+ * What durable storage hands the core on start: hard state, the newest snapshot (if any) and the
+ * log after it (from index 1 without a snapshot, else from snapshot.meta.index + 1). The driver
+ * restores its state machine from the snapshot before building the core.
+ */
 export interface RestoredState {
   readonly hardState: HardState;
   readonly entries: readonly Entry[];
+  /** Added with log compaction; absent means no snapshot (the log starts at index 1). */
+  readonly snapshot?: Snapshot;
 }
 
 interface MessageBase {

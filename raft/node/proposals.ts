@@ -83,6 +83,15 @@ export class ProposalTracker<Result> {
     }
   }
 
+  /** Rejects in-flight proposals at or below `index` (covered by an installed snapshot). */
+  dropThrough(index: number, error: () => Error): void {
+    for (const [proposed, proposal] of this.#inFlight) {
+      if (proposed > index) continue;
+      this.#inFlight.delete(proposed);
+      proposal.reject(error());
+    }
+  }
+
   rejectQueued(error: () => Error): void {
     const queued = this.#queued;
     this.#queued = [];

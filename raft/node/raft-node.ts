@@ -2,21 +2,25 @@
 // proposals and reads into the RawNode and executes each Ready in the documented order:
 //   drain inputs → ready → persist (await fsync) → send → apply committed → settle promises →
 //   advance.
+// Snapshots: every snapshotEveryEntries applied entries the driver takes a state machine
+// snapshot, persists it (DiskStorage: snapshot file, WAL marker, release of old segments) and
+// compacts the core's log. A snapshot received from the leader arrives in a Ready and is
+// persisted before anything else in it, then restored into the state machine before applying.
 // Group commit: inputs that arrive while an iteration awaits its fsync (or within one event-loop
 // turn) are taken together by the next iteration: one append, one fsync. The loop is the only
 // caller of the core, the state machine and the storage, so none of them sees concurrency.
 // Must not know what entries mean (actors/ does), and must not keep timers besides clock.ts.
 import { entryDataBytesMax, RawNode } from '../core/index.ts';
-import type { Message, Ready, HardState } from '../core/index.ts';
+import type { Message, Ready, HardState, Snapshot } from '../core/index.ts';
 import { createRng } from '../stdx/index.ts';
-import { Wal } from '../storage/index.ts';
+import { DiskStorage } from '../storage/index.ts';
 import type { RaftStorage } from '../storage/index.ts';
 import { nullTransport } from '../transport/index.ts';
 import type { Transport } from '../transport/index.ts';
 import { startTicker } from './clock.ts';
 import type { Ticker } from './clock.ts';
 import { DropReasons, NotLeaderError, ProposalDroppedError } from './errors.ts';
-import { defaultElectionTicks, defaultHeartbeatTicks, defaultTickIntervalMs, validateOptions } from './options.ts';
+import { defaultElectionTicks, defaultHeartbeatTicks, defaultSnapshotEveryEntries, defaultTickIntervalMs, validateOptions } from './options.ts';
 import type { RaftNodeOptions, RaftStatus } from './options.ts';
 import { ProposalTracker } from './proposals.ts';
 import type { ProposalOutcome } from './proposals.ts';
@@ -57,6 +61,10 @@ export class RaftNode<Result> {
   #ticker: Ticker | undefined = undefined;
   #unsubscribe: () => void = () => {};
   #deferredHardState: HardState | undefined = undefined;
+  /** The newest hard state persisted or deferred: what a snapshot's WAL marker carries. */
+  #latestHardState: HardState;
+  #snapshotIndex: number;
+  readonly #snapshotEveryEntries: number;
   #leaderTerm: number | undefined = undefined;
   #failure: Error | undefined = undefined;
   #closed = false;
@@ -67,19 +75,33 @@ export class RaftNode<Result> {
     this.#stateMachine = options.stateMachine;
     this.#transport = options.transport ?? nullTransport;
     this.#log = options.log ?? (() => {});
+    this.#latestHardState = storage.recovered.hardState;
+    this.#snapshotIndex = storage.recovered.snapshot?.meta.index ?? 0;
+    this.#snapshotEveryEntries = options.snapshotEveryEntries ?? defaultSnapshotEveryEntries;
     this.#core = new RawNode({
       id: options.id, voters: options.peers,
       electionTicks: options.electionTicks ?? defaultElectionTicks,
       heartbeatTicks: options.heartbeatTicks ?? defaultHeartbeatTicks,
       rng: createRng(Math.floor(Math.random() * 2 ** 32)),
       restored: storage.recovered, appliedIndex: options.stateMachine.appliedIndex(),
+      ...(options.snapshotChunkBytes === undefined ? {} : { snapshotChunkBytes: options.snapshotChunkBytes }),
     });
   }
 
   /** Recovers the log, replays committed entries into the state machine and starts ticking. */
   static async open<Result>(options: RaftNodeOptions<Result>): Promise<RaftNode<Result>> {
     validateOptions(options);
-    const storage = await Wal.open(options.dataDir);
+    const log = options.log ?? (() => {});
+    const storage = await DiskStorage.open(options.dataDir, {
+      ...(options.walSegmentBytes === undefined ? {} : { segmentBytes: options.walSegmentBytes }),
+      onCorruptSnapshot: (file) => log('raft snapshot corrupt; quarantined, using an older one', { file }),
+    });
+    // Recovery: the newest valid snapshot into the state machine, then the WAL after it replays
+    // through the core as committed entries.
+    const snapshot = storage.recovered.snapshot;
+    if (snapshot !== undefined && options.stateMachine.appliedIndex() < snapshot.meta.index) {
+      options.stateMachine.restore(snapshot.data, snapshot.meta.index);
+    }
     const node = new RaftNode(options, storage);
     await node.#runToQuiet();
     if (options.peers.length === 1) {
@@ -214,6 +236,19 @@ export class RaftNode<Result> {
     this.#reads.resolveApplied(this.#stateMachine.appliedIndex());
     this.#core.advance();
     this.#observeLeadership();
+    await this.#maybeSnapshot();
+  }
+
+  /** Log compaction (thesis §5.1): snapshot the state machine every snapshotEveryEntries. */
+  async #maybeSnapshot(): Promise<void> {
+    const appliedIndex = this.#stateMachine.appliedIndex();
+    if (appliedIndex - this.#snapshotIndex < this.#snapshotEveryEntries) return;
+    const snapshot: Snapshot = { meta: this.#core.snapshotMeta(appliedIndex), data: this.#stateMachine.snapshot() };
+    await this.#storage.saveSnapshot(snapshot, this.#latestHardState);
+    this.#deferredHardState = undefined;
+    this.#core.compact(snapshot);
+    this.#snapshotIndex = appliedIndex;
+    this.#log('raft snapshot taken', { index: appliedIndex, bytes: snapshot.data.byteLength });
   }
 
   #feedInputs(): void {
@@ -238,6 +273,15 @@ export class RaftNode<Result> {
   }
 
   async #persist(ready: Ready): Promise<void> {
+    if (ready.hardState !== undefined) this.#latestHardState = ready.hardState;
+    if (ready.snapshot !== undefined) {
+      // Ready step 0: the leader's snapshot first, with the hard state, then entries after it.
+      await this.#storage.saveSnapshot(ready.snapshot, this.#latestHardState);
+      this.#deferredHardState = undefined;
+      this.#snapshotIndex = ready.snapshot.meta.index;
+      if (ready.entries.length > 0) await this.#storage.append(ready.entries);
+      return;
+    }
     if (!ready.mustSync) {
       // Commit-only change: carried into the next fsynced append (or written on close).
       if (ready.hardState !== undefined) this.#deferredHardState = ready.hardState;
@@ -248,6 +292,14 @@ export class RaftNode<Result> {
   }
 
   #apply(ready: Ready): void {
+    if (ready.snapshot !== undefined) {
+      const { index } = ready.snapshot.meta;
+      this.#stateMachine.restore(ready.snapshot.data, index);
+      assert(this.#stateMachine.appliedIndex() === index, `state machine at ${this.#stateMachine.appliedIndex()} after restoring ${index}`);
+      // Entries this member proposed up to the snapshot will not be applied one by one here.
+      this.#proposals.dropThrough(index, () => new ProposalDroppedError(DropReasons.LeadershipLost));
+      this.#log('raft snapshot installed', { index, bytes: ready.snapshot.data.byteLength });
+    }
     for (const entry of ready.committedEntries) {
       const result = this.#stateMachine.apply({ index: entry.index, term: entry.term, data: entry.data });
       assert(this.#stateMachine.appliedIndex() === entry.index, `state machine applied ${this.#stateMachine.appliedIndex()} after entry ${entry.index}`);

@@ -4,6 +4,7 @@
 export const StorageErrorCodes = {
   CorruptLog: 'CORRUPT_LOG',
   StorageFailed: 'STORAGE_FAILED',
+  SnapshotMissing: 'SNAPSHOT_MISSING',
 } as const;
 export type StorageErrorCode = (typeof StorageErrorCodes)[keyof typeof StorageErrorCodes];
 
@@ -30,6 +31,20 @@ export class StorageFailedError extends Error {
   constructor(detail: string, options?: ErrorOptions) {
     super(`raft storage unavailable: ${detail}`, options);
     this.name = 'StorageFailedError';
+  }
+}
+
+/** The log on disk continues a snapshot newer than any valid snapshot file (the newest was
+ *  corrupt and the WAL before it was already released, or files were removed by hand). The
+ *  member cannot rebuild its state alone; it needs its data directory restored or reset. */
+export class SnapshotMissingError extends Error {
+  readonly code = StorageErrorCodes.SnapshotMissing;
+  readonly neededIndex: number;
+
+  constructor(dataDir: string, neededIndex: number, foundIndex: number | undefined, options?: ErrorOptions) {
+    super(`raft storage ${dataDir}: the log needs a snapshot at or after ${neededIndex}, found ${foundIndex ?? 'none'}`, options);
+    this.name = 'SnapshotMissingError';
+    this.neededIndex = neededIndex;
   }
 }
 

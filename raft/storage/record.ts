@@ -21,20 +21,49 @@ const voteBytesMax = 255;
  */
 export const recordBodyBytesMax = 1 + entryFixedBytes + entryDataBytesMax;
 
-export const RecordType = { Entry: 1, HardState: 2 } as const;
+/**
+ * Snapshot marker payload: u64 index, u64 term. Written when a snapshot becomes durable (taken
+ * locally or installed from the leader): replay drops entries it does not match (etcd's
+ * walpb.Snapshot record), so an installed snapshot cannot be followed by a stale suffix.
+ */
+const snapshotMarkerBytes = 16;
+
+export const RecordType = { Entry: 1, HardState: 2, SnapshotMarker: 3 } as const;
 export type RecordType = (typeof RecordType)[keyof typeof RecordType];
+
+export interface SnapshotMarker {
+  readonly index: number;
+  readonly term: number;
+}
 
 export type DecodedRecord =
   | { readonly type: typeof RecordType.Entry; readonly entry: Entry }
-  | { readonly type: typeof RecordType.HardState; readonly hardState: HardState };
+  | { readonly type: typeof RecordType.HardState; readonly hardState: HardState }
+  | { readonly type: typeof RecordType.SnapshotMarker; readonly marker: SnapshotMarker };
+
+/** Entry payload: u64 index, u64 term, [u8 kind: 1 = configuration, only when not normal], data.
+ *  A configuration entry sets the high bit of the index field instead, keeping normal entries'
+ *  layout unchanged: indices are safe integers (< 2^53), so bit 63 is free. */
+const configurationFlag = 1n << 63n;
 
 export function encodeEntry(entry: Entry): Buffer {
   assert(entry.data.byteLength <= entryDataBytesMax, `entry ${entry.index} too large to log`);
+  assert(Number.isSafeInteger(entry.index) && entry.index >= 1, `entry index ${entry.index} is a positive safe integer`);
   const payload = Buffer.alloc(entryFixedBytes + entry.data.byteLength);
-  payload.writeBigUInt64LE(BigInt(entry.index), 0);
+  const flag = entry.type === 'configuration' ? configurationFlag : 0n;
+  payload.writeBigUInt64LE(BigInt(entry.index) | flag, 0);
   payload.writeBigUInt64LE(BigInt(entry.term), 8);
   payload.set(entry.data, entryFixedBytes);
   return frame(RecordType.Entry, payload);
+}
+
+export function encodeSnapshotMarker(marker: SnapshotMarker): Buffer {
+  assert(Number.isSafeInteger(marker.index) && marker.index >= 1, 'a snapshot marker has a positive index');
+  assert(Number.isSafeInteger(marker.term) && marker.term >= 1, 'a snapshot marker has a positive term');
+  const payload = Buffer.alloc(snapshotMarkerBytes);
+  payload.writeBigUInt64LE(BigInt(marker.index), 0);
+  payload.writeBigUInt64LE(BigInt(marker.term), 8);
+  return frame(RecordType.SnapshotMarker, payload);
 }
 
 export function encodeHardState(hardState: HardState): Buffer {
@@ -76,7 +105,15 @@ function decodeBody(body: Buffer): DecodedRecord | undefined {
   if (type === RecordType.Entry && payload.length >= entryFixedBytes) {
     // Copy the data out: the segment buffer is large and must not be pinned by entries.
     const data = new Uint8Array(payload.subarray(entryFixedBytes));
-    return { type, entry: { index: readSafe(payload, 0), term: readSafe(payload, 8), data } };
+    const indexField = payload.readBigUInt64LE(0);
+    const index = Number(indexField & ~configurationFlag);
+    assert(Number.isSafeInteger(index), 'logged index beyond the safe range');
+    const term = readSafe(payload, 8);
+    const entry: Entry = (indexField & configurationFlag) === 0n ? { index, term, data } : { index, term, data, type: 'configuration' };
+    return { type, entry };
+  }
+  if (type === RecordType.SnapshotMarker && payload.length === snapshotMarkerBytes) {
+    return { type, marker: { index: readSafe(payload, 0), term: readSafe(payload, 8) } };
   }
   if (type === RecordType.HardState && payload.length >= hardStateFixedBytes) {
     const hasVote = payload.readUInt8(16) === 1;

@@ -1,9 +1,10 @@
-// Owns: the driver-facing contract of durable Raft storage. Implemented by the disk WAL and by
-// MemoryStorage. Must not interpret entry data.
-import type { Entry, HardState, RestoredState } from '../core/index.ts';
+// Owns: the driver-facing contract of durable Raft storage. Implemented by DiskStorage (WAL +
+// snapshot files) and by MemoryStorage. Must not interpret entry or snapshot data.
+import type { Entry, HardState, RestoredState, Snapshot } from '../core/index.ts';
 
 export interface RaftStorage {
-  /** The durable state found when the storage was opened. */
+  /** The durable state found when the storage was opened: the newest valid snapshot (if any),
+   *  the log after it, and the hard state. */
   readonly recovered: RestoredState;
   /**
    * Makes `hardState` (if given) and `entries` durable, then resolves. `entries` are contiguous;
@@ -14,5 +15,12 @@ export interface RaftStorage {
    * so callers defer commit-only hard state changes to the next append instead.
    */
   append(entries: readonly Entry[], hardState?: HardState): Promise<void>;
+  /**
+   * Makes `snapshot` durable together with `hardState` (the latest, so that releasing old log
+   * storage cannot lose it), records in the log that it covers everything up to its index (an
+   * installed snapshot replaces a log that does not match it), and releases log storage no
+   * retained snapshot needs. Not reentrant with append().
+   */
+  saveSnapshot(snapshot: Snapshot, hardState: HardState): Promise<void>;
   close(): Promise<void>;
 }

@@ -5,19 +5,29 @@
 // only if nothing valid follows it in the last segment; then the file is truncated there (those
 // bytes were never fsynced, so never acknowledged). A bad record followed by a valid one, or a
 // bad record in any earlier segment, is corruption: CorruptLogError.
+//
+// Compaction deletes whole segments from the front, so the replayed log may start at any index
+// (the snapshot covers what came before). A snapshot marker (index N, term T) that the log
+// replayed so far does not match (no entry N, or a different term there) records an installed
+// snapshot: everything before it is dropped and the log continues at N + 1.
 import { open, readFile } from 'node:fs/promises';
 import { emptyHardState } from '../core/index.ts';
 import type { Entry, HardState } from '../core/index.ts';
 import { assert } from '../stdx/index.ts';
 import { CorruptLogError } from './errors.ts';
 import { decodeRecordAt, recordHeaderBytes, RecordType } from './record.ts';
-import type { DecodedRecord } from './record.ts';
+import type { DecodedRecord, SnapshotMarker } from './record.ts';
 
 export interface RecoveredLog {
+  /** Contiguous entries; the first may have any index (earlier ones were compacted). */
   entries: Entry[];
   hardState: HardState;
   /** Byte length of the last segment after any tail repair (where appends continue). */
   lastSegmentBytes: number;
+  /** The newest snapshot marker that replaced the log: the snapshot loaded must reach it. */
+  snapshotFloor: SnapshotMarker | undefined;
+  /** Per segment (in path order): the highest entry or marker index it holds, 0 if none. */
+  segmentMaxIndexes: number[];
 }
 
 interface ScannedSegment {
@@ -27,7 +37,7 @@ interface ScannedSegment {
 }
 
 export async function recoverSegments(paths: readonly string[]): Promise<RecoveredLog> {
-  const recovered: RecoveredLog = { entries: [], hardState: emptyHardState, lastSegmentBytes: 0 };
+  const recovered: RecoveredLog = { entries: [], hardState: emptyHardState, lastSegmentBytes: 0, snapshotFloor: undefined, segmentMaxIndexes: [] };
   for (const [position, path] of paths.entries()) {
     const isLast = position === paths.length - 1;
     const scanned = scanSegment(await readFile(path), path);
@@ -35,7 +45,9 @@ export async function recoverSegments(paths: readonly string[]): Promise<Recover
       if (!isLast) throw new CorruptLogError(path, scanned.validBytes, 'bad record in a sealed segment');
       await truncateTornTail(path, scanned.validBytes);
     }
-    for (const record of scanned.records) replay(recovered, record, path);
+    let maxIndex = 0;
+    for (const record of scanned.records) maxIndex = Math.max(maxIndex, replay(recovered, record, path));
+    recovered.segmentMaxIndexes.push(maxIndex);
     recovered.lastSegmentBytes = scanned.validBytes;
   }
   return recovered;
@@ -79,21 +91,48 @@ async function truncateTornTail(path: string, validBytes: number): Promise<void>
   }
 }
 
-function replay(recovered: RecoveredLog, record: DecodedRecord, path: string): void {
+/** Replays one record; returns the log index it concerns (0 for hard state). */
+function replay(recovered: RecoveredLog, record: DecodedRecord, path: string): number {
   if (record.type === RecordType.HardState) {
     recovered.hardState = record.hardState;
-    return;
+    return 0;
+  }
+  if (record.type === RecordType.SnapshotMarker) {
+    replayMarker(recovered, record.marker);
+    return record.marker.index;
   }
   const { entry } = record;
   const { entries } = recovered;
-  // An entry at or below the last index replaces the suffix from there (conflict overwrite).
-  if (entry.index <= entries.length) entries.length = Math.max(entry.index - 1, 0);
-  if (entry.index !== entries.length + 1) {
-    throw new CorruptLogError(path, -1, `entry ${entry.index} leaves a gap after ${entries.length}`);
+  const first = entries[0];
+  if (first !== undefined && entry.index <= first.index - 1 + entries.length) {
+    // An entry at or below the last index replaces the suffix from there (conflict overwrite).
+    if (entry.index < first.index) throw new CorruptLogError(path, -1, `entry ${entry.index} overwrites below the first kept ${first.index}`);
+    entries.length = entry.index - first.index;
+  }
+  const expected = entries.length > 0 ? entries[0]!.index + entries.length : recovered.snapshotFloor === undefined ? undefined : recovered.snapshotFloor.index + 1;
+  if (expected !== undefined && entry.index !== expected) {
+    throw new CorruptLogError(path, -1, `entry ${entry.index} leaves a gap before ${expected}`);
   }
   const previous = entries.at(-1);
   if (previous !== undefined && entry.term < previous.term) {
     throw new CorruptLogError(path, -1, `entry ${entry.index} term ${entry.term} below ${previous.term}`);
   }
   entries.push(entry);
+  return entry.index;
+}
+
+function replayMarker(recovered: RecoveredLog, marker: SnapshotMarker): void {
+  const { entries } = recovered;
+  const first = entries[0];
+  if (first !== undefined) {
+    const last = first.index - 1 + entries.length;
+    if (marker.index < first.index - 1) return; // compaction marker for segments since deleted
+    const held = marker.index >= first.index && marker.index <= last ? entries[marker.index - first.index]! : undefined;
+    if (held !== undefined && held.term === marker.term) return; // our own log up to it: a compaction
+    if (held === undefined && marker.index === first.index - 1) return;
+  }
+  // An installed snapshot: the log before it (if any) is replaced.
+  entries.length = 0;
+  recovered.snapshotFloor = marker;
+  assert(recovered.entries.length === 0, 'an installed snapshot empties the replayed log');
 }

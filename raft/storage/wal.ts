@@ -3,14 +3,16 @@
 // append. Must not interpret entry data, and must not be called concurrently (the driver awaits
 // each append). After any write or fsync failure it refuses further appends: the bytes on disk
 // are then unknown and only recovery on the next open may decide what survived.
-import { mkdir, open, readdir } from 'node:fs/promises';
+// Compaction: snapshot markers record durable snapshots; releaseThrough(index) deletes sealed
+// segments from the front while everything they hold is at or below `index`.
+import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { Entry, HardState, RestoredState } from '../core/index.ts';
+import type { Entry, HardState } from '../core/index.ts';
 import { assert } from '../stdx/index.ts';
 import { StorageFailedError } from './errors.ts';
-import { encodeEntry, encodeHardState } from './record.ts';
-import type { RaftStorage } from './storage.ts';
+import { encodeEntry, encodeHardState, encodeSnapshotMarker } from './record.ts';
+import type { SnapshotMarker } from './record.ts';
 import { recoverSegments } from './wal-recovery.ts';
 
 /**
@@ -23,51 +25,120 @@ const segmentSuffix = '.wal';
 /** Zero-padded sequence numbers make lexical order equal numeric order. */
 const segmentNameDigits = 16;
 
-export class Wal implements RaftStorage {
-  readonly recovered: RestoredState;
+/** What the WAL held when opened. */
+export interface WalState {
+  readonly hardState: HardState;
+  /** Contiguous entries, starting at any index once segments were released. */
+  readonly entries: readonly Entry[];
+  /** Newest installed-snapshot marker: the snapshot used with this log must reach its index. */
+  readonly snapshotFloor: SnapshotMarker | undefined;
+}
+
+export interface WalOptions {
+  /** Segment size before rolling over; default segmentBytesMax (tests use small ones). */
+  readonly segmentBytes?: number;
+}
+
+interface SegmentInfo {
+  readonly sequence: number;
+  /** Highest entry or marker index written to the segment (0 if none). */
+  maxIndex: number;
+}
+
+export class Wal {
+  readonly recovered: WalState;
   readonly #directory: string;
+  readonly #segmentBytesLimit: number;
+  readonly #segments: SegmentInfo[];
   #segment: FileHandle;
-  #segmentSequence: number;
   #segmentBytes: number;
   #lastIndex: number;
   #appending = false;
   #failure: Error | undefined = undefined;
 
-  private constructor(directory: string, state: RestoredState, segment: FileHandle, sequence: number, bytes: number) {
+  private constructor(directory: string, state: WalState, segment: FileHandle, segments: SegmentInfo[], bytes: number, limit: number) {
     this.#directory = directory;
     this.recovered = state;
     this.#segment = segment;
-    this.#segmentSequence = sequence;
+    this.#segments = segments;
     this.#segmentBytes = bytes;
-    this.#lastIndex = state.entries.length;
+    this.#segmentBytesLimit = limit;
+    this.#lastIndex = state.entries.at(-1)?.index ?? state.snapshotFloor?.index ?? 0;
   }
 
   /** Opens (creating if needed) the WAL under `dataDir`, recovering what it holds. */
-  static async open(dataDir: string): Promise<Wal> {
+  static async open(dataDir: string, options: WalOptions = {}): Promise<Wal> {
+    const limit = options.segmentBytes ?? segmentBytesMax;
+    assert(Number.isSafeInteger(limit) && limit >= 1, 'segment size is a positive integer');
     const directory = path.join(dataDir, 'wal');
     await mkdir(directory, { recursive: true });
     await syncDirectory(dataDir);
     const names = (await readdir(directory)).filter((name) => name.endsWith(segmentSuffix)).sort();
     const recovered = await recoverSegments(names.map((name) => path.join(directory, name)));
-    const lastName = names.at(-1);
-    const sequence = lastName === undefined ? 1 : Number.parseInt(lastName, 10);
-    assert(Number.isSafeInteger(sequence) && sequence >= 1, `bad segment name ${lastName}`);
-    const segment = lastName === undefined
-      ? await createSegment(directory, sequence)
-      : await open(path.join(directory, lastName), 'r+');
-    const state = { hardState: recovered.hardState, entries: recovered.entries };
-    return new Wal(directory, state, segment, sequence, recovered.lastSegmentBytes);
+    const segments = names.map((name, position): SegmentInfo => {
+      const sequence = Number.parseInt(name, 10);
+      assert(Number.isSafeInteger(sequence) && sequence >= 1, `bad segment name ${name}`);
+      return { sequence, maxIndex: recovered.segmentMaxIndexes[position] ?? 0 };
+    });
+    if (segments.length === 0) segments.push({ sequence: 1, maxIndex: 0 });
+    const last = segments.at(-1)!;
+    const segment = names.length === 0
+      ? await createSegment(directory, last.sequence)
+      : await open(path.join(directory, segmentName(last.sequence)), 'r+');
+    const state = { hardState: recovered.hardState, entries: recovered.entries, snapshotFloor: recovered.snapshotFloor };
+    return new Wal(directory, state, segment, segments, recovered.lastSegmentBytes, limit);
+  }
+
+  /** Sealed and active segment count (for tests and diagnostics). */
+  segmentCount(): number {
+    return this.#segments.length;
+  }
+
+  /**
+   * Records that the snapshot at `marker` is durable, with the current hard state, so both
+   * survive the release of older segments. An installed snapshot lets the log continue at
+   * marker.index + 1.
+   */
+  async appendSnapshotMarker(marker: SnapshotMarker, hardState: HardState): Promise<void> {
+    await this.#guarded(async () => {
+      await this.#writeRecords(Buffer.concat([encodeHardState(hardState), encodeSnapshotMarker(marker)]), marker.index);
+      this.#lastIndex = Math.max(this.#lastIndex, marker.index);
+    });
+  }
+
+  /**
+   * Deletes sealed segments from the front while all they hold is at or below `index` (a
+   * durable snapshot covers it). The active segment always stays: it holds the latest hard
+   * state and marker (appendSnapshotMarker wrote them there).
+   */
+  async releaseThrough(index: number): Promise<number> {
+    assert(!this.#appending, 'release during an append');
+    assert(index >= 0, 'release index is not negative');
+    let released = 0;
+    while (this.#segments.length > 1 && this.#segments[0]!.maxIndex <= index) {
+      const segment = this.#segments.shift()!;
+      await unlink(path.join(this.#directory, segmentName(segment.sequence)));
+      released += 1;
+    }
+    if (released > 0) await syncDirectory(this.#directory);
+    return released;
   }
 
   async append(entries: readonly Entry[], hardState?: HardState): Promise<void> {
+    this.#assertContiguous(entries);
+    await this.#guarded(async () => {
+      const last = entries.at(-1);
+      await this.#writeRecords(encodeBatch(entries, hardState), last?.index ?? 0);
+      if (last !== undefined) this.#lastIndex = last.index;
+    });
+  }
+
+  async #guarded(write: () => Promise<void>): Promise<void> {
     if (this.#failure !== undefined) throw new StorageFailedError('an earlier write failed', { cause: this.#failure });
     assert(!this.#appending, 'WAL append is not reentrant');
-    this.#assertContiguous(entries);
     this.#appending = true;
     try {
-      await this.#writeRecords(encodeBatch(entries, hardState));
-      const last = entries.at(-1);
-      if (last !== undefined) this.#lastIndex = last.index;
+      await write();
     } catch (error) {
       this.#failure = error instanceof Error ? error : new Error(String(error));
       throw error;
@@ -82,9 +153,11 @@ export class Wal implements RaftStorage {
     await this.#segment.close();
   }
 
-  async #writeRecords(batch: Buffer): Promise<void> {
+  async #writeRecords(batch: Buffer, maxIndex: number): Promise<void> {
     if (batch.length === 0) return;
-    if (this.#segmentBytes >= segmentBytesMax) await this.#rollSegment();
+    if (this.#segmentBytes >= this.#segmentBytesLimit) await this.#rollSegment();
+    const active = this.#segments.at(-1)!;
+    active.maxIndex = Math.max(active.maxIndex, maxIndex);
     let written = 0;
     while (written < batch.length) {
       const result = await this.#segment.write(batch, written, batch.length - written, this.#segmentBytes + written);
@@ -97,8 +170,9 @@ export class Wal implements RaftStorage {
 
   async #rollSegment(): Promise<void> {
     await this.#segment.close();
-    this.#segmentSequence += 1;
-    this.#segment = await createSegment(this.#directory, this.#segmentSequence);
+    const sequence = this.#segments.at(-1)!.sequence + 1;
+    this.#segment = await createSegment(this.#directory, sequence);
+    this.#segments.push({ sequence, maxIndex: 0 });
     this.#segmentBytes = 0;
   }
 
@@ -116,15 +190,18 @@ function encodeBatch(entries: readonly Entry[], hardState: HardState | undefined
   return Buffer.concat(records);
 }
 
+function segmentName(sequence: number): string {
+  return `${String(sequence).padStart(segmentNameDigits, '0')}${segmentSuffix}`;
+}
+
 async function createSegment(directory: string, sequence: number): Promise<FileHandle> {
-  const name = `${String(sequence).padStart(segmentNameDigits, '0')}${segmentSuffix}`;
-  const handle = await open(path.join(directory, name), 'wx+');
+  const handle = await open(path.join(directory, segmentName(sequence)), 'wx+');
   // The new file's directory entry must be durable too, or a crash could lose the whole segment.
   await syncDirectory(directory);
   return handle;
 }
 
-async function syncDirectory(directory: string): Promise<void> {
+export async function syncDirectory(directory: string): Promise<void> {
   const handle = await open(directory, 'r');
   try {
     await handle.sync();

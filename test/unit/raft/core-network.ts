@@ -1,7 +1,7 @@
 // A deterministic in-test network of RawNodes: a FIFO message pump, simulated persistence and
 // link cuts. No timers or I/O: every step is driven by the test, so runs are reproducible.
 import { RawNode } from '../../../raft/core/index.ts';
-import type { Entry, HardState, Message, NodeId, RaftConfig, ReadState, RestoredState } from '../../../raft/core/index.ts';
+import type { Entry, HardState, Message, NodeId, RaftConfig, ReadState, RestoredState, Snapshot } from '../../../raft/core/index.ts';
 import { createRng } from '../../../raft/stdx/index.ts';
 
 export interface SimulatedMember {
@@ -12,6 +12,10 @@ export interface SimulatedMember {
   storedHardState: HardState | undefined;
   readonly applied: Entry[];
   readonly readStates: ReadState[];
+  /** The state machine: texts of applied entries (no-ops included), snapshot-restorable. */
+  state: string[];
+  /** The last snapshot persisted (taken locally or installed from the leader). */
+  snapshot: Snapshot | undefined;
 }
 
 export type Intercept = (message: Message) => Message | undefined;
@@ -27,7 +31,7 @@ export class CoreNetwork {
 
   constructor(
     ids: readonly NodeId[], restored: Partial<Record<NodeId, RestoredState>> = {}, electionTicks = 10,
-    options: Partial<Pick<RaftConfig, 'preVote'>> = {},
+    options: Partial<Pick<RaftConfig, 'preVote' | 'snapshotChunkBytes' | 'learners'>> = {},
   ) {
     ids.forEach((id, position) => {
       const state = restored[id] ?? { hardState: { term: 0, vote: undefined, commit: 0 }, entries: [] };
@@ -35,7 +39,9 @@ export class CoreNetwork {
         id, voters: ids, electionTicks, heartbeatTicks: 1, rng: createRng(position + 1), restored: state, appliedIndex: 0,
         ...options,
       });
-      this.members.set(id, { id, node, stored: [...state.entries], storedHardState: state.hardState, applied: [], readStates: [] });
+      this.members.set(id, {
+        id, node, stored: [...state.entries], storedHardState: state.hardState, applied: [], readStates: [], state: [], snapshot: undefined,
+      });
     });
   }
 
@@ -115,6 +121,16 @@ export class CoreNetwork {
     throw new Error(`none of ${ids.join(',')} became leader within ${ticksMax} ticks`);
   }
 
+  /** Takes a snapshot of `id`'s state machine at its applied index and compacts its log. */
+  compact(id: NodeId, retainEntries = 0): Snapshot {
+    const member = this.member(id);
+    const meta = member.node.snapshotMeta(member.node.status().appliedIndex);
+    const snapshot = { meta, data: new TextEncoder().encode(JSON.stringify(member.state)) };
+    member.snapshot = snapshot;
+    member.node.compact(snapshot, retainEntries);
+    return snapshot;
+  }
+
   leaders(): NodeId[] {
     return [...this.members.values()].filter((member) => member.node.status().role === 'leader').map((member) => member.id);
   }
@@ -130,7 +146,12 @@ export class CoreNetwork {
       const delivered = this.intercept === undefined ? message : this.intercept(message);
       if (delivered !== undefined) this.#queue.push(delivered);
     }
+    if (ready.snapshot !== undefined) {
+      member.snapshot = ready.snapshot;
+      member.state = JSON.parse(text(ready.snapshot.data)) as string[];
+    }
     member.applied.push(...ready.committedEntries);
+    member.state.push(...ready.committedEntries.map((applied) => text(applied.data)));
     member.readStates.push(...ready.readStates);
     member.node.advance();
   }

@@ -1,0 +1,86 @@
+// Owns: RaftStorage on local disk: the WAL (wal.ts) and the snapshot files (snapshot-store.ts)
+// together, and recovery that combines them: the newest valid snapshot, then the WAL entries
+// after it. Must not interpret entry or snapshot data.
+//
+// Retention: snapshot-store keeps the newest two snapshots, and the WAL keeps every segment
+// holding anything above the older one, so a corrupt newest snapshot falls back to the
+// previous one and replays the WAL from there.
+import type { Entry, HardState, RestoredState, Snapshot } from '../core/index.ts';
+import { assert } from '../stdx/index.ts';
+import { CorruptLogError, SnapshotMissingError } from './errors.ts';
+import { SnapshotStore } from './snapshot-store.ts';
+import type { RaftStorage } from './storage.ts';
+import { Wal } from './wal.ts';
+import type { WalOptions, WalState } from './wal.ts';
+
+export interface DiskStorageOptions extends WalOptions {
+  /** Told about snapshot files found corrupt (and quarantined) on open. */
+  readonly onCorruptSnapshot?: (file: string) => void;
+}
+
+export class DiskStorage implements RaftStorage {
+  readonly recovered: RestoredState;
+  readonly wal: Wal;
+  readonly #snapshots: SnapshotStore;
+
+  private constructor(wal: Wal, snapshots: SnapshotStore, recovered: RestoredState) {
+    this.wal = wal;
+    this.#snapshots = snapshots;
+    this.recovered = recovered;
+  }
+
+  static async open(dataDir: string, options: DiskStorageOptions = {}): Promise<DiskStorage> {
+    const { store, loaded } = await SnapshotStore.open(dataDir);
+    for (const file of loaded.quarantined) options.onCorruptSnapshot?.(file);
+    const wal = await Wal.open(dataDir, options);
+    try {
+      const entries = logAfterSnapshot(wal.recovered, loaded.newest, dataDir);
+      const recovered: RestoredState = loaded.newest === undefined
+        ? { hardState: wal.recovered.hardState, entries }
+        : { hardState: wal.recovered.hardState, entries, snapshot: loaded.newest };
+      return new DiskStorage(wal, store, recovered);
+    } catch (error) {
+      await wal.close();
+      throw error;
+    }
+  }
+
+  /** Indexes of the snapshots on disk (tests and diagnostics). */
+  snapshotIndexes(): readonly number[] {
+    return this.#snapshots.retainedIndexes();
+  }
+
+  append(entries: readonly Entry[], hardState?: HardState): Promise<void> {
+    return this.wal.append(entries, hardState);
+  }
+
+  async saveSnapshot(snapshot: Snapshot, hardState: HardState): Promise<void> {
+    await this.#snapshots.save(snapshot);
+    await this.wal.appendSnapshotMarker({ index: snapshot.meta.index, term: snapshot.meta.term }, hardState);
+    const oldestRetained = this.#snapshots.retainedIndexes()[0];
+    assert(oldestRetained !== undefined && oldestRetained <= snapshot.meta.index, 'the saved snapshot is retained');
+    await this.wal.releaseThrough(oldestRetained);
+  }
+
+  close(): Promise<void> {
+    return this.wal.close();
+  }
+}
+
+/** The WAL's entries after `snapshot`, checked to continue it without a gap. */
+function logAfterSnapshot(wal: WalState, snapshot: Snapshot | undefined, dataDir: string): Entry[] {
+  const floor = wal.snapshotFloor;
+  if (floor !== undefined && (snapshot === undefined || snapshot.meta.index < floor.index)) {
+    throw new SnapshotMissingError(dataDir, floor.index, snapshot?.meta.index);
+  }
+  const snapshotIndex = snapshot?.meta.index ?? 0;
+  const first = wal.entries[0];
+  if (first !== undefined && first.index > snapshotIndex + 1) {
+    throw new SnapshotMissingError(dataDir, first.index - 1, snapshot?.meta.index);
+  }
+  const atSnapshot = wal.entries.find((entry) => entry.index === snapshotIndex);
+  if (snapshot !== undefined && atSnapshot !== undefined && atSnapshot.term !== snapshot.meta.term) {
+    throw new CorruptLogError(dataDir, -1, `entry ${snapshotIndex} of term ${atSnapshot.term} contradicts the snapshot's term ${snapshot.meta.term}`);
+  }
+  return wal.entries.filter((entry) => entry.index > snapshotIndex);
+}
