@@ -170,6 +170,9 @@ export class SimMember {
     assert(running !== undefined, `${this.id} driven while down`);
     while (running.syncing === undefined && running.core.hasReady()) {
       const ready = running.core.ready();
+      // Members never compact yet, so no leader sends InstallSnapshot; persisting and restoring a
+      // received snapshot is the next step of this driver (see the module header).
+      assert(ready.snapshot === undefined, `${this.id} got a snapshot the simulator cannot persist yet`);
       this.storage.write(ready);
       this.#env.onWritten(this, ready);
       if (ready.mustSync) {
