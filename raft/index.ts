@@ -2,7 +2,9 @@
 // through this file. Knows nothing of Kubernetes.
 export { RaftNode, NotLeaderError, ProposalDroppedError, DropReasons, isNotLeader, isProposalDropped } from './node/index.ts';
 export type { RaftNodeOptions, RaftStatus, StateMachine, CommittedEntry, ProposalOutcome, DropReason } from './node/index.ts';
-export { CorruptLogError } from './storage/index.ts';
+export { MembershipChangeRefusedError, TransferFailedError } from './node/index.ts';
+export type { Configuration, MembershipChange } from './core/index.ts';
+export { CorruptLogError, SnapshotMissingError } from './storage/index.ts';
 export { MemoryHub } from './transport/index.ts';
 export type { Transport } from './transport/index.ts';
 export { ProposalService, storeSubjects } from './node/index.ts';

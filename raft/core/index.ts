@@ -11,8 +11,10 @@ export type {
 } from './types.ts';
 export { changedConfiguration, decodeConfiguration, encodeConfiguration, isMember, sameConfiguration } from './configuration.ts';
 export type { MembershipChange, MembershipChangeType } from './configuration.ts';
+export { MembershipRefusals } from './membership.ts';
+export type { MembershipProposal, MembershipRefusal } from './membership.ts';
 export { quorumSize, quorumValue, voteOutcome } from './quorum.ts';
 export {
   committedEntriesPerReadyMax, compactionRetainEntries, entriesPerAppendMax, entryDataBytesMax, inflightAppendsMax, readRequestsMax,
-  snapshotBytesMax, snapshotChunkBytesDefault,
+  snapshotBytesMax, snapshotChunkBytesDefault, learnerCatchUpLagEntriesMax,
 } from './limits.ts';

@@ -54,3 +54,12 @@ export const snapshotBytesMax = 1024 * 1024 * 1024;
  * instead of needing the whole snapshot; 1024 entries of a few KiB each is a few MiB.
  */
 export const compactionRetainEntries = 1024;
+
+/**
+ * How far behind the leader's last index a learner's match may be for it to be promoted to
+ * voter (thesis §4.2.1: a new server catches up before it counts in majorities, or the
+ * group could stall until it does). 1024 entries is a few appends: a learner that close
+ * catches up within a round trip or two, while under steady load the last index keeps moving,
+ * so demanding an exact match would starve promotion.
+ */
+export const learnerCatchUpLagEntriesMax = 1024;

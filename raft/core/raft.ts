@@ -9,6 +9,7 @@ import type { Rng } from '../stdx/index.ts';
 import { assertConfiguration, decodeConfiguration } from './configuration.ts';
 import { snapshotChunkBytesDefault } from './limits.ts';
 import { RaftLog } from './log.ts';
+import { stepDownIfRemoved } from './membership.ts';
 import { Progress } from './progress.ts';
 import { hasQuorum, quorumValue, voteOutcome } from './quorum.ts';
 import { ReadOnlyQueue } from './read-only.ts';
@@ -61,6 +62,12 @@ export class Raft {
   vote: NodeId | undefined;
   leaderId: NodeId | undefined = undefined;
   role: Role = 'follower';
+  /** Leader: index of the latest configuration entry; a new change waits until it commits. */
+  pendingConfigurationIndex = 0;
+  /** Leader: the member leadership is being transferred to (thesis §3.10), if any. */
+  leadTransferee: NodeId | undefined = undefined;
+  /** Leader: ticks spent on the current transfer; it is abandoned after an election timeout. */
+  transferElapsed = 0;
   /** A 'candidate' still in its PreVote phase: term and vote unchanged (etcd StatePreCandidate). */
   preCandidate = false;
   electionElapsed = 0;
@@ -275,6 +282,8 @@ export class Raft {
     this.leaderId = this.id;
     this.#resetRoleState();
     for (const peer of this.peers()) this.progress.set(peer, new Progress(this.log.lastIndex() + 1));
+    // Conservatively treat any configuration entry in our log as uncommitted (etcd does too).
+    this.pendingConfigurationIndex = this.log.latestConfigurationIndex() ?? 0;
     // The no-op lets the new leader commit, and so learn the commit index, in its own term (§5.4.2).
     this.log.append([{ index: this.log.lastIndex() + 1, term: this.term, data: new Uint8Array(0) }]);
     broadcastAppend(this);
@@ -289,6 +298,13 @@ export class Raft {
     if (candidate <= this.log.commitIndex || this.log.termAt(candidate) !== this.term) return false;
     const firstCommitOfTerm = this.log.termAt(this.log.commitIndex) !== this.term;
     this.log.commitTo(candidate);
+    if (!this.isVoter() && this.pendingConfigurationIndex <= candidate) {
+      // Removed by a now-committed configuration (thesis §4.2.2): tell the others the commit
+      // index, then step down; the remaining voters elect a leader among themselves.
+      broadcastHeartbeat(this);
+      stepDownIfRemoved(this);
+      return false;
+    }
     if (firstCommitOfTerm) this.#startWaitingReads();
     return true;
   }
@@ -384,6 +400,8 @@ export class Raft {
     this.#resetElectionTimer();
     this.heartbeatElapsed = 0;
     this.preCandidate = false;
+    this.leadTransferee = undefined;
+    this.transferElapsed = 0;
     this.votes = new Map();
     this.progress = new Map();
     this.reads.clear();

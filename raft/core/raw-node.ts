@@ -7,6 +7,9 @@ import { committedEntriesPerReadyMax, compactionRetainEntries, entryDataBytesMax
 import { Raft } from './raft.ts';
 import type { RaftConfig } from './raft.ts';
 import type { Ready } from './ready.ts';
+import type { MembershipChange } from './configuration.ts';
+import { proposeMembershipChange } from './membership.ts';
+import type { MembershipProposal } from './membership.ts';
 import { broadcastAppend } from './replication.ts';
 import type { Configuration, Entry, HardState, Message, NodeId, Role, Snapshot, SnapshotMeta } from './types.ts';
 
@@ -72,6 +75,15 @@ export class RawNode {
     raft.log.append(entries);
     broadcastAppend(raft);
     return { accepted: true, firstIndex, term: raft.term };
+  }
+
+  /**
+   * Proposes a one-server membership change (thesis §4.1-4.3): it takes effect on append, and
+   * the next change is refused until this one commits. See membership.ts for the rules.
+   */
+  proposeMembershipChange(change: MembershipChange): MembershipProposal {
+    this.#assertNoReadyOutstanding('proposeMembershipChange');
+    return proposeMembershipChange(this.#raft, change);
   }
 
   /** Requests a linearizable read point; false when not leader or the read queue is full. */

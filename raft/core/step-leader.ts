@@ -23,7 +23,7 @@ function handleAppendResponse(raft: Raft, message: AppendResponse): void {
   if (message.success) {
     assert(message.matchIndex <= raft.log.lastIndex(), `follower matched ${message.matchIndex} beyond our log`);
     if (progress.accept(message.matchIndex) && raft.maybeCommit()) broadcastHeartbeat(raft);
-    else sendAppendIfReady(raft, message.from);
+    else if (raft.role === 'leader') sendAppendIfReady(raft, message.from); // still leading: not removed
   } else if (progress.reject(message.rejectedIndex, backtrackHint(raft, message))) {
     sendAppendIfReady(raft, message.from);
   }

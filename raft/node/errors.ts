@@ -3,6 +3,8 @@
 export const NodeErrorCodes = {
   NotLeader: 'NOT_LEADER',
   ProposalDropped: 'PROPOSAL_DROPPED',
+  MembershipChangeRefused: 'MEMBERSHIP_CHANGE_REFUSED',
+  TransferFailed: 'TRANSFER_FAILED',
 } as const;
 export type NodeErrorCode = (typeof NodeErrorCodes)[keyof typeof NodeErrorCodes];
 
@@ -41,6 +43,31 @@ export class ProposalDroppedError extends Error {
     super(`proposal dropped: ${reason}`, options);
     this.name = 'ProposalDroppedError';
     this.reason = reason;
+  }
+}
+
+/** The leader refused a membership change: another is still uncommitted, the learner has not
+ *  caught up, the change is invalid for the configuration, or a transfer is under way. */
+export class MembershipChangeRefusedError extends Error {
+  readonly code = NodeErrorCodes.MembershipChangeRefused;
+  readonly reason: string;
+
+  constructor(reason: string, detail: string, options?: ErrorOptions) {
+    super(`membership change refused (${reason}): ${detail}`, options);
+    this.name = 'MembershipChangeRefusedError';
+    this.reason = reason;
+  }
+}
+
+/** Leadership did not move to the requested member in time (or the request was invalid). */
+export class TransferFailedError extends Error {
+  readonly code = NodeErrorCodes.TransferFailed;
+  readonly targetId: string;
+
+  constructor(targetId: string, detail: string, options?: ErrorOptions) {
+    super(`leadership transfer to ${targetId} failed: ${detail}`, options);
+    this.name = 'TransferFailedError';
+    this.targetId = targetId;
   }
 }
 

@@ -3,6 +3,7 @@ export { RaftNode } from './raft-node.ts';
 export type { RaftNodeOptions, RaftStatus } from './options.ts';
 export type { ProposalOutcome } from './proposals.ts';
 export { NotLeaderError, ProposalDroppedError, DropReasons, NodeErrorCodes, isNotLeader, isProposalDropped } from './errors.ts';
+export { MembershipChangeRefusedError, TransferFailedError } from './errors.ts';
 export type { DropReason, NodeErrorCode } from './errors.ts';
 export type { StateMachine, CommittedEntry } from './state-machine.ts';
 export { ProposalService, storeSubjects, serviceRequestsInFlightMax, serviceQueueGroup } from './proposal-service.ts';

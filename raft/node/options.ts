@@ -4,8 +4,14 @@ import type { StateMachine } from './state-machine.ts';
 
 export interface RaftNodeOptions<Result> {
   id: string;
-  /** All voter ids including this member; a single member is [id]. */
+  /**
+   * The group's bootstrap voters: all voter ids including this member; a single member is [id].
+   * With `join`, the bootstrap voters of the group being joined (without this member). Once
+   * the log or a snapshot holds a configuration, that wins (see configuration()).
+   */
   peers: readonly string[];
+  /** This member joins an existing group: it waits to be added (as a learner) by the leader. */
+  join?: boolean;
   dataDir: string;
   stateMachine: StateMachine<Result>;
   /** Absent (or a memory transport) for a single member. */
@@ -50,9 +56,11 @@ export interface RaftStatus {
 /** Throws a TypeError describing the first invalid option (a configuration error). */
 export function validateOptions<Result>(options: RaftNodeOptions<Result>): void {
   if (options.id.length === 0) throw new TypeError('RaftNode id must not be empty');
-  if (!options.peers.includes(options.id)) throw new TypeError(`peers must include this member (${options.id})`);
+  if (options.join !== true && !options.peers.includes(options.id)) throw new TypeError(`peers must include this member (${options.id})`);
+  if (options.join === true && options.peers.includes(options.id)) throw new TypeError('a joining member is not among the bootstrap peers');
+  if (options.peers.length === 0) throw new TypeError('peers must name at least one voter');
   if (new Set(options.peers).size !== options.peers.length) throw new TypeError('peers must be unique');
-  if (options.peers.length > 1 && options.transport === undefined) throw new TypeError('a multi-member group needs a transport');
+  if ((options.peers.length > 1 || options.join === true) && options.transport === undefined) throw new TypeError('a multi-member group needs a transport');
   const electionTicks = options.electionTicks ?? defaultElectionTicks;
   const heartbeatTicks = options.heartbeatTicks ?? defaultHeartbeatTicks;
   if (!Number.isSafeInteger(electionTicks) || electionTicks < 2) throw new TypeError('electionTicks must be an integer >= 2');

@@ -11,7 +11,8 @@
 // caller of the core, the state machine and the storage, so none of them sees concurrency.
 // Must not know what entries mean (actors/ does), and must not keep timers besides clock.ts.
 import { entryDataBytesMax, RawNode } from '../core/index.ts';
-import type { Message, Ready, HardState, Snapshot } from '../core/index.ts';
+import { decodeConfiguration } from '../core/index.ts';
+import type { Configuration, Message, MembershipChange, Ready, HardState, Snapshot } from '../core/index.ts';
 import { createRng } from '../stdx/index.ts';
 import { DiskStorage } from '../storage/index.ts';
 import type { RaftStorage } from '../storage/index.ts';
@@ -19,12 +20,13 @@ import { nullTransport } from '../transport/index.ts';
 import type { Transport } from '../transport/index.ts';
 import { startTicker } from './clock.ts';
 import type { Ticker } from './clock.ts';
-import { DropReasons, NotLeaderError, ProposalDroppedError } from './errors.ts';
+import { DropReasons, MembershipChangeRefusedError, NotLeaderError, ProposalDroppedError } from './errors.ts';
 import { defaultElectionTicks, defaultHeartbeatTicks, defaultSnapshotEveryEntries, defaultTickIntervalMs, validateOptions } from './options.ts';
 import type { RaftNodeOptions, RaftStatus } from './options.ts';
 import { ProposalTracker } from './proposals.ts';
 import type { ProposalOutcome } from './proposals.ts';
 import { ReadTracker } from './reads.ts';
+import { MembershipTracker } from './membership.ts';
 import type { StateMachine } from './state-machine.ts';
 import { assert } from '../stdx/index.ts';
 
@@ -54,6 +56,7 @@ export class RaftNode<Result> {
   readonly #log: (message: string, fields?: Record<string, unknown>) => void;
   readonly #proposals = new ProposalTracker<Result>();
   readonly #reads = new ReadTracker();
+  readonly #membership = new MembershipTracker();
   #inbox: Message[] = [];
   #ticksPending = 0;
   #leaderWaiters: LeaderWaiter[] = [];
@@ -104,7 +107,8 @@ export class RaftNode<Result> {
     }
     const node = new RaftNode(options, storage);
     await node.#runToQuiet();
-    if (options.peers.length === 1) {
+    const configuration = node.#core.configuration();
+    if (configuration.voters.length === 1 && configuration.voters[0] === options.id) {
       // A sole voter needs no election timeout: win now, append the no-op, and commit (and so
       // apply) every entry in the log, even if the stored commit index lagged.
       node.#core.campaign();
@@ -135,6 +139,28 @@ export class RaftNode<Result> {
     const index = this.#reads.enqueue();
     this.#kick();
     return index;
+  }
+
+  /**
+   * Changes the membership by one server (thesis §4.1-4.3): add a learner, promote a caught-up
+   * learner to voter, or remove a member. Resolves with the new configuration once its entry
+   * committed and was applied here. Leader only; one change at a time (a second is refused
+   * with MembershipChangeRefusedError until the first committed). A new member is started with
+   * `join: true` and the group's bootstrap peers; the transport reaches it by its id.
+   */
+  changeMembership(change: MembershipChange): Promise<Configuration> {
+    const unavailable = this.#unavailable();
+    if (unavailable !== undefined) return Promise.reject(unavailable);
+    const status = this.#core.status();
+    if (status.role !== 'leader') return Promise.reject(new NotLeaderError(status.leaderId));
+    const outcome = this.#membership.enqueue(change);
+    this.#kick();
+    return outcome;
+  }
+
+  /** The configuration in effect here: the latest in the log, committed or not (thesis §4.1). */
+  configuration(): Configuration {
+    return this.#core.configuration();
   }
 
   waitForLeader(timeoutMs: number): Promise<void> {
@@ -170,6 +196,7 @@ export class RaftNode<Result> {
     this.#proposals.rejectQueued(closedError);
     await this.#loop;
     this.#proposals.rejectAll(closedError);
+    this.#membership.rejectAll(closedError);
     this.#reads.rejectAll(closedError);
     this.#rejectLeaderWaiters(closedError);
     if (this.#failure === undefined && this.#deferredHardState !== undefined) {
@@ -220,7 +247,7 @@ export class RaftNode<Result> {
   }
 
   #hasWork(): boolean {
-    return this.#ticksPending > 0 || this.#inbox.length > 0 || this.#proposals.hasQueued()
+    return this.#ticksPending > 0 || this.#inbox.length > 0 || this.#proposals.hasQueued() || this.#membership.hasQueued()
       || this.#reads.hasQueued() || this.#core.hasReady();
   }
 
@@ -257,6 +284,12 @@ export class RaftNode<Result> {
     this.#inbox = [];
     for (const message of inbox) this.#core.step(message);
     if (this.#proposals.hasQueued()) this.#proposeBatch();
+    this.#membership.submitQueued((change) => {
+      const proposed = this.#core.proposeMembershipChange(change);
+      if (proposed.accepted) return { index: proposed.index, term: proposed.term };
+      if (proposed.reason === 'notLeader') return new NotLeaderError(proposed.leaderId);
+      return new MembershipChangeRefusedError(proposed.reason, proposed.detail);
+    });
     const notLeader = (): Error => new NotLeaderError(this.#core.status().leaderId);
     this.#reads.submitQueued((requestId) => this.#core.readIndex(requestId), notLeader);
   }
@@ -298,12 +331,17 @@ export class RaftNode<Result> {
       assert(this.#stateMachine.appliedIndex() === index, `state machine at ${this.#stateMachine.appliedIndex()} after restoring ${index}`);
       // Entries this member proposed up to the snapshot will not be applied one by one here.
       this.#proposals.dropThrough(index, () => new ProposalDroppedError(DropReasons.LeadershipLost));
+      this.#membership.dropThrough(index, () => new ProposalDroppedError(DropReasons.LeadershipLost));
       this.#log('raft snapshot installed', { index, bytes: ready.snapshot.data.byteLength });
     }
     for (const entry of ready.committedEntries) {
-      const result = this.#stateMachine.apply({ index: entry.index, term: entry.term, data: entry.data });
+      // A configuration entry reaches the state machine as a no-op (empty data): it keeps the
+      // applied index contiguous, and the application has no business with membership.
+      const isConfiguration = entry.type === 'configuration';
+      const result = this.#stateMachine.apply({ index: entry.index, term: entry.term, data: isConfiguration ? new Uint8Array(0) : entry.data });
       assert(this.#stateMachine.appliedIndex() === entry.index, `state machine applied ${this.#stateMachine.appliedIndex()} after entry ${entry.index}`);
-      this.#proposals.settleApplied(entry.index, entry.term, result);
+      if (isConfiguration) this.#membership.settleApplied(entry.index, entry.term, decodeConfiguration(entry.data));
+      else this.#proposals.settleApplied(entry.index, entry.term, result);
     }
   }
 
@@ -315,6 +353,7 @@ export class RaftNode<Result> {
     if (this.#leaderTerm !== undefined && leaderTerm !== this.#leaderTerm) {
       this.#log('raft leadership lost', { term: status.term, leaderId: status.leaderId });
       this.#proposals.dropUncommitted(status.commitIndex, () => new ProposalDroppedError(DropReasons.LeadershipLost));
+      this.#membership.dropUncommitted(status.commitIndex, () => new ProposalDroppedError(DropReasons.LeadershipLost));
       this.#reads.rejectUnconfirmed(() => new NotLeaderError(status.leaderId, 'leadership lost'));
     }
     if (leaderTerm !== undefined && leaderTerm !== this.#leaderTerm) this.#log('raft became leader', { term: leaderTerm });
@@ -346,6 +385,7 @@ export class RaftNode<Result> {
     this.#ticker?.stop();
     this.#log('raft node failed', { error: error.message });
     this.#proposals.rejectAll(() => error);
+    this.#membership.rejectAll(() => error);
     this.#reads.rejectAll(() => error);
     this.#rejectLeaderWaiters(() => error);
   }

@@ -45,6 +45,19 @@ export class CoreNetwork {
     });
   }
 
+  /** Starts a new member with an empty log that knows only the group's bootstrap voters. */
+  addMember(id: NodeId, bootstrapVoters: readonly NodeId[], electionTicks = 10): SimulatedMember {
+    const node = new RawNode({
+      id, voters: bootstrapVoters, electionTicks, heartbeatTicks: 1, rng: createRng(this.members.size + 1),
+      restored: { hardState: { term: 0, vote: undefined, commit: 0 }, entries: [] }, appliedIndex: 0,
+    });
+    const member: SimulatedMember = {
+      id, node, stored: [], storedHardState: undefined, applied: [], readStates: [], state: [], snapshot: undefined,
+    };
+    this.members.set(id, member);
+    return member;
+  }
+
   member(id: NodeId): SimulatedMember {
     const member = this.members.get(id);
     if (member === undefined) throw new Error(`no member ${id}`);

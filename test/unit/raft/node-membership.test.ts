@@ -1,0 +1,118 @@
+// RaftNode membership changes over the memory hub: growing 1 → 3 with learners and promotion
+// while proposals continue, removing a member, and refusals. Real files and timers.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MembershipChangeRefusedError, MemoryHub, NotLeaderError, RaftNode } from '../../../raft/index.ts';
+import type { Configuration, MembershipChange } from '../../../raft/index.ts';
+import { ListStateMachine } from './list-state-machine.ts';
+import { waitFor } from './wait-for.ts';
+
+const encode = (value: string): Uint8Array => new TextEncoder().encode(value);
+let baseDir = '';
+const openNodes = new Set<RaftNode<string>>();
+const timing = { tickIntervalMs: 5, electionTicks: 10, heartbeatTicks: 1 };
+
+beforeEach(async () => {
+  baseDir = await mkdtemp(path.join(os.tmpdir(), 'kstore-raft-members-'));
+});
+
+afterEach(async () => {
+  await Promise.all([...openNodes].map((node) => node.close()));
+  openNodes.clear();
+  await rm(baseDir, { recursive: true, force: true });
+});
+
+async function open(hub: MemoryHub, id: string, machine: ListStateMachine, join = false): Promise<RaftNode<string>> {
+  const node = await RaftNode.open({
+    id, peers: ['a'], join, dataDir: path.join(baseDir, id), stateMachine: machine, transport: hub.connect(id), ...timing,
+  });
+  openNodes.add(node);
+  return node;
+}
+
+/** Retries a change refused because the learner is still catching up. */
+async function changeWhenReady(node: RaftNode<string>, change: MembershipChange): Promise<Configuration> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await node.changeMembership(change);
+    } catch (error) {
+      if (!(error instanceof MembershipChangeRefusedError) || attempt > 200) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
+
+describe('raft node - membership changes over the memory hub', () => {
+  it('grows 1 → 3 with learners and promotion while proposals continue, then removes a member', async () => {
+    const hub = new MemoryHub();
+    const machines = new Map(['a', 'b', 'c'].map((id) => [id, new ListStateMachine()]));
+    const a = await open(hub, 'a', machines.get('a')!);
+    expect(a.configuration()).toEqual({ voters: ['a'], learners: [] });
+    let proposing = true;
+    let proposed = 0;
+    const load = (async () => {
+      while (proposing) {
+        await a.propose(encode(`load${proposed}`));
+        proposed += 1;
+      }
+    })();
+    const joined = new Map<string, RaftNode<string>>();
+    for (const id of ['b', 'c']) {
+      joined.set(id, await open(hub, id, machines.get(id)!, true));
+      const withLearner = await a.changeMembership({ type: 'addLearner', id });
+      expect(withLearner.learners).toEqual([id]);
+      const promoted = await changeWhenReady(a, { type: 'promote', id });
+      expect(promoted.voters).toContain(id);
+    }
+    expect(a.configuration()).toEqual({ voters: ['a', 'b', 'c'], learners: [] });
+    await waitFor(() => proposed > 20, 5_000, 'proposals during the changes');
+    proposing = false;
+    await load;
+    const marker = await a.propose(encode('marker'));
+    await waitFor(() => [...machines.values()].every((machine) => machine.appliedIndex() >= marker.index), 5_000, 'replication to all');
+    for (const id of ['b', 'c']) {
+      expect(joined.get(id)!.configuration().voters).toEqual(['a', 'b', 'c']);
+      expect(machines.get(id)!.payloads()).toEqual(machines.get('a')!.payloads());
+    }
+
+    const removed = await a.changeMembership({ type: 'remove', id: 'c' });
+    expect(removed).toEqual({ voters: ['a', 'b'], learners: [] });
+    hub.isolate('c', ['a', 'b']);
+    const after = await a.propose(encode('two-voters'));
+    expect(after.result).toBe('applied:two-voters');
+    await waitFor(() => machines.get('b')!.payloads().includes('two-voters'), 5_000, 'b applies');
+    expect(a.status().role).toBe('leader');
+  });
+
+  it('recovers the configuration from the log and from a snapshot after restart', async () => {
+    const hub = new MemoryHub();
+    const options = (id: string, machine: ListStateMachine, join = false) => ({
+      id, peers: ['a'], join, dataDir: path.join(baseDir, id), stateMachine: machine, transport: hub.connect(id), ...timing,
+      snapshotEveryEntries: 10,
+    });
+    const a = await RaftNode.open(options('a', new ListStateMachine()));
+    const b = await RaftNode.open(options('b', new ListStateMachine(), true));
+    openNodes.add(b);
+    await a.changeMembership({ type: 'addLearner', id: 'b' });
+    await a.close();
+    const fromLog = await RaftNode.open(options('a', new ListStateMachine()));
+    expect(fromLog.configuration()).toEqual({ voters: ['a'], learners: ['b'] });
+    for (let position = 0; position < 30; position += 1) await fromLog.propose(encode(`s${position}`)); // snapshots past the entry
+    await fromLog.close();
+    const fromSnapshot = await RaftNode.open(options('a', new ListStateMachine()));
+    openNodes.add(fromSnapshot);
+    expect(fromSnapshot.status().appliedIndex).toBeGreaterThan(30);
+    expect(fromSnapshot.configuration()).toEqual({ voters: ['a'], learners: ['b'] });
+  });
+
+  it('refuses a change on a follower and a promotion of a non-learner', async () => {
+    const hub = new MemoryHub();
+    const a = await open(hub, 'a', new ListStateMachine());
+    const b = await open(hub, 'b', new ListStateMachine(), true);
+    await expect(b.changeMembership({ type: 'addLearner', id: 'x' })).rejects.toBeInstanceOf(NotLeaderError);
+    await expect(a.changeMembership({ type: 'promote', id: 'b' })).rejects.toBeInstanceOf(MembershipChangeRefusedError);
+    await expect(a.changeMembership({ type: 'remove', id: 'a' })).rejects.toThrow(/last voter/);
+  });
+});
