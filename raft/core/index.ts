@@ -12,6 +12,7 @@ export type {
 export { changedConfiguration, decodeConfiguration, encodeConfiguration, isMember, sameConfiguration } from './configuration.ts';
 export type { MembershipChange, MembershipChangeType } from './configuration.ts';
 export { MembershipRefusals } from './membership.ts';
+export type { TransferResult } from './transfer.ts';
 export type { MembershipProposal, MembershipRefusal } from './membership.ts';
 export { quorumSize, quorumValue, voteOutcome } from './quorum.ts';
 export {

@@ -21,6 +21,8 @@ export class Progress {
   probeSent = false;
   /** In replicate: last index of each unacknowledged append, ascending. */
   inflight: number[] = [];
+  /** An append was acknowledged since the last heartbeat (the pipeline is moving). */
+  ackedSinceHeartbeat = false;
   /** Heard from the follower since the last check-quorum. */
   recentActive = false;
   /** Highest leader broadcast round the follower has echoed (ReadIndex confirmation). */
@@ -58,6 +60,7 @@ export class Progress {
   accept(matchIndex: number): boolean {
     const advanced = matchIndex > this.match;
     if (advanced) this.match = matchIndex;
+    if (advanced) this.ackedSinceHeartbeat = true;
     this.next = Math.max(this.next, this.match + 1);
     this.inflight = this.inflight.filter((lastIndex) => lastIndex > matchIndex);
     this.probeSent = false;
@@ -108,12 +111,22 @@ export class Progress {
     this.snapshotIndex = 0;
   }
 
-  /** A heartbeat interval passed: allow one more probe, resend a possibly lost snapshot chunk,
-   *  or free a slot of a full window so a lost append is eventually detected by the follower's
-   *  rejection. */
+  /**
+   * A heartbeat interval passed: allow one more probe, and resend a possibly lost snapshot
+   * chunk. A replicate pipeline with appends outstanding but no acknowledgement for a whole
+   * interval has probably lost one (NATS may drop messages; nothing later would reveal the gap
+   * if no new entries follow), so fall back to probing from match + 1.
+   */
   onHeartbeat(): void {
     this.probeSent = false;
     this.snapshotChunkInFlight = false;
-    if (this.inflight.length >= inflightAppendsMax) this.inflight.shift();
+    if (this.state === 'replicate' && this.inflight.length > 0 && !this.ackedSinceHeartbeat) {
+      this.state = 'probe';
+      this.next = this.match + 1;
+      this.inflight = [];
+    }
+    this.ackedSinceHeartbeat = false;
+    assert(this.match < this.next, 'progress match must stay below next');
+    assert(this.inflight.length <= inflightAppendsMax, 'inflight window overflow');
   }
 }

@@ -10,6 +10,7 @@ import { assertConfiguration, decodeConfiguration } from './configuration.ts';
 import { snapshotChunkBytesDefault } from './limits.ts';
 import { RaftLog } from './log.ts';
 import { stepDownIfRemoved } from './membership.ts';
+import { tickTransfer } from './transfer.ts';
 import { Progress } from './progress.ts';
 import { hasQuorum, quorumValue, voteOutcome } from './quorum.ts';
 import { ReadOnlyQueue } from './read-only.ts';
@@ -376,6 +377,7 @@ export class Raft {
   #tickLeader(): void {
     this.heartbeatElapsed += 1;
     this.electionElapsed += 1;
+    tickTransfer(this);
     if (this.electionElapsed >= this.electionTicks) {
       this.electionElapsed = 0;
       if (!this.#checkQuorum()) return;

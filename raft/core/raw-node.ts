@@ -11,6 +11,8 @@ import type { MembershipChange } from './configuration.ts';
 import { proposeMembershipChange } from './membership.ts';
 import type { MembershipProposal } from './membership.ts';
 import { broadcastAppend } from './replication.ts';
+import { transferLeadership } from './transfer.ts';
+import type { TransferResult } from './transfer.ts';
 import type { Configuration, Entry, HardState, Message, NodeId, Role, Snapshot, SnapshotMeta } from './types.ts';
 
 export type ProposeResult =
@@ -26,6 +28,8 @@ export interface CoreStatus {
   readonly appliedIndex: number;
   readonly stableIndex: number;
   readonly lastIndex: number;
+  /** Leader: the member leadership is being transferred to, if any. */
+  readonly leadTransferee: NodeId | undefined;
   /** Last index covered by a snapshot and compacted out of the in-memory log (0 if none). */
   readonly offsetIndex: number;
 }
@@ -67,6 +71,9 @@ export class RawNode {
     assert(payloads.length > 0, 'empty proposal batch');
     const raft = this.#raft;
     if (raft.role !== 'leader') return { accepted: false, leaderId: raft.leaderId };
+    // Thesis §3.10: no new entries during a transfer, so the target can catch up; the refusal
+    // names the member about to lead.
+    if (raft.leadTransferee !== undefined) return { accepted: false, leaderId: raft.leadTransferee };
     const firstIndex = raft.log.lastIndex() + 1;
     const entries = payloads.map((data, offset): Entry => {
       assert(data.byteLength <= entryDataBytesMax, `entry of ${data.byteLength} bytes over the limit`);
@@ -84,6 +91,15 @@ export class RawNode {
   proposeMembershipChange(change: MembershipChange): MembershipProposal {
     this.#assertNoReadyOutstanding('proposeMembershipChange');
     return proposeMembershipChange(this.#raft, change);
+  }
+
+  /**
+   * Leadership transfer (thesis §3.10) to the voter `targetId`: proposals are refused until it
+   * completes or is abandoned after an election timeout. Leader only.
+   */
+  transferLeadership(targetId: NodeId): TransferResult {
+    this.#assertNoReadyOutstanding('transferLeadership');
+    return transferLeadership(this.#raft, targetId);
   }
 
   /** Requests a linearizable read point; false when not leader or the read queue is full. */
@@ -144,6 +160,7 @@ export class RawNode {
       id: raft.id, role: raft.role, term: raft.term, leaderId: raft.leaderId,
       commitIndex: raft.log.commitIndex, appliedIndex: raft.log.appliedIndex,
       stableIndex: raft.log.stableIndex, lastIndex: raft.log.lastIndex(), offsetIndex: raft.log.offsetIndex(),
+      leadTransferee: raft.leadTransferee,
     };
   }
 

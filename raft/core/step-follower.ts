@@ -4,11 +4,16 @@
 import { assert } from '../stdx/index.ts';
 import type { Raft } from './raft.ts';
 import { handleInstallSnapshot } from './snapshot-transfer.ts';
+import { handleTimeoutNow } from './transfer.ts';
 import type { AppendEntries, Message, RequestVote } from './types.ts';
 
 export function stepFollower(raft: Raft, message: Message): void {
   assert(raft.role === 'follower', 'stepFollower on a non-follower');
   assert(message.term === raft.term, 'stepFollower with an unreconciled term');
+  if (message.type === 'timeoutNow') {
+    handleTimeoutNow(raft, message);
+    return;
+  }
   if (message.type !== 'appendEntries' && message.type !== 'installSnapshot') return; // late answers: nothing to do
   raft.electionElapsed = 0;
   raft.leaderId = message.from;

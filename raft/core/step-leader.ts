@@ -4,6 +4,7 @@
 import { assert } from '../stdx/index.ts';
 import type { Raft } from './raft.ts';
 import { handleSnapshotResponse } from './snapshot-transfer.ts';
+import { maybeFinishTransfer } from './transfer.ts';
 import { broadcastHeartbeat, sendAppendIfReady } from './replication.ts';
 import type { AppendRejected, AppendResponse, Message } from './types.ts';
 
@@ -12,7 +13,10 @@ export function stepLeader(raft: Raft, message: Message): void {
   // Election Safety (§5.2): at most one leader per term.
   assert(message.type !== 'appendEntries' && message.type !== 'installSnapshot', `two leaders in term ${raft.term}: ${raft.id} and ${message.from}`);
   if (message.type === 'appendResponse') handleAppendResponse(raft, message);
-  if (message.type === 'snapshotResponse' && handleSnapshotResponse(raft, message)) sendAppendIfReady(raft, message.from);
+  if (message.type === 'snapshotResponse' && handleSnapshotResponse(raft, message)) {
+    sendAppendIfReady(raft, message.from);
+    maybeFinishTransfer(raft, message.from);
+  }
 }
 
 function handleAppendResponse(raft: Raft, message: AppendResponse): void {
@@ -24,6 +28,7 @@ function handleAppendResponse(raft: Raft, message: AppendResponse): void {
     assert(message.matchIndex <= raft.log.lastIndex(), `follower matched ${message.matchIndex} beyond our log`);
     if (progress.accept(message.matchIndex) && raft.maybeCommit()) broadcastHeartbeat(raft);
     else if (raft.role === 'leader') sendAppendIfReady(raft, message.from); // still leading: not removed
+    maybeFinishTransfer(raft, message.from);
   } else if (progress.reject(message.rejectedIndex, backtrackHint(raft, message))) {
     sendAppendIfReady(raft, message.from);
   }

@@ -20,7 +20,7 @@ import { nullTransport } from '../transport/index.ts';
 import type { Transport } from '../transport/index.ts';
 import { startTicker } from './clock.ts';
 import type { Ticker } from './clock.ts';
-import { DropReasons, MembershipChangeRefusedError, NotLeaderError, ProposalDroppedError } from './errors.ts';
+import { DropReasons, MembershipChangeRefusedError, NotLeaderError, ProposalDroppedError, TransferFailedError } from './errors.ts';
 import { defaultElectionTicks, defaultHeartbeatTicks, defaultSnapshotEveryEntries, defaultTickIntervalMs, validateOptions } from './options.ts';
 import type { RaftNodeOptions, RaftStatus } from './options.ts';
 import { ProposalTracker } from './proposals.ts';
@@ -41,6 +41,14 @@ export const inboxMessagesMax = 10_000;
 /** Waiters on waitForLeader(); more means a caller is leaking them. */
 export const leaderWaitersMax = 1_000;
 
+interface TransferWaiter {
+  readonly targetId: string;
+  submitted: boolean;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
 interface LeaderWaiter {
   readonly resolve: () => void;
   readonly reject: (error: Error) => void;
@@ -60,6 +68,8 @@ export class RaftNode<Result> {
   #inbox: Message[] = [];
   #ticksPending = 0;
   #leaderWaiters: LeaderWaiter[] = [];
+  #transfers: TransferWaiter[] = [];
+  readonly #electionTimeoutMs: number;
   #loop: Promise<void> | undefined = undefined;
   #ticker: Ticker | undefined = undefined;
   #unsubscribe: () => void = () => {};
@@ -81,6 +91,7 @@ export class RaftNode<Result> {
     this.#latestHardState = storage.recovered.hardState;
     this.#snapshotIndex = storage.recovered.snapshot?.meta.index ?? 0;
     this.#snapshotEveryEntries = options.snapshotEveryEntries ?? defaultSnapshotEveryEntries;
+    this.#electionTimeoutMs = (options.electionTicks ?? defaultElectionTicks) * (options.tickIntervalMs ?? defaultTickIntervalMs);
     this.#core = new RawNode({
       id: options.id, voters: options.peers,
       electionTicks: options.electionTicks ?? defaultElectionTicks,
@@ -156,6 +167,29 @@ export class RaftNode<Result> {
     const outcome = this.#membership.enqueue(change);
     this.#kick();
     return outcome;
+  }
+
+  /**
+   * Leadership transfer (thesis §3.10): this leader stops accepting proposals (they are refused
+   * with NotLeaderError naming the target), brings `targetId` up to date and tells it to
+   * campaign at once. Resolves when this member sees `targetId` lead; rejects with
+   * TransferFailedError if the core refuses or it has not happened within `timeoutMs`
+   * (default: two election timeouts; the core itself gives up after one).
+   */
+  transferLeadership(targetId: string, timeoutMs = 2 * this.#electionTimeoutMs): Promise<void> {
+    const unavailable = this.#unavailable();
+    if (unavailable !== undefined) return Promise.reject(unavailable);
+    const status = this.#core.status();
+    if (status.role !== 'leader') return Promise.reject(new NotLeaderError(status.leaderId));
+    if (this.#transfers.length >= leaderWaitersMax) return Promise.reject(new TransferFailedError(targetId, 'too many transfers waiting'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#transfers = this.#transfers.filter((transfer) => transfer.timer !== timer);
+        reject(new TransferFailedError(targetId, `not leader within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#transfers.push({ targetId, submitted: false, resolve, reject, timer });
+      this.#kick();
+    });
   }
 
   /** The configuration in effect here: the latest in the log, committed or not (thesis §4.1). */
@@ -248,7 +282,7 @@ export class RaftNode<Result> {
 
   #hasWork(): boolean {
     return this.#ticksPending > 0 || this.#inbox.length > 0 || this.#proposals.hasQueued() || this.#membership.hasQueued()
-      || this.#reads.hasQueued() || this.#core.hasReady();
+      || this.#reads.hasQueued() || this.#transfers.some((transfer) => !transfer.submitted) || this.#core.hasReady();
   }
 
   async #iterate(): Promise<void> {
@@ -284,6 +318,7 @@ export class RaftNode<Result> {
     this.#inbox = [];
     for (const message of inbox) this.#core.step(message);
     if (this.#proposals.hasQueued()) this.#proposeBatch();
+    this.#submitTransfers();
     this.#membership.submitQueued((change) => {
       const proposed = this.#core.proposeMembershipChange(change);
       if (proposed.accepted) return { index: proposed.index, term: proposed.term };
@@ -359,6 +394,30 @@ export class RaftNode<Result> {
     if (leaderTerm !== undefined && leaderTerm !== this.#leaderTerm) this.#log('raft became leader', { term: leaderTerm });
     this.#leaderTerm = leaderTerm;
     if (status.leaderId !== undefined) this.#resolveLeaderWaiters();
+    this.#settleTransfers(status.leaderId);
+  }
+
+  #submitTransfers(): void {
+    for (const transfer of this.#transfers) {
+      if (transfer.submitted) continue;
+      transfer.submitted = true;
+      const result = this.#core.transferLeadership(transfer.targetId);
+      if (!result.accepted) this.#settleTransfer(transfer, new TransferFailedError(transfer.targetId, result.detail));
+    }
+  }
+
+  /** Settles transfers whose target now leads (or every one, with `error`). */
+  #settleTransfers(leaderId: string | undefined): void {
+    for (const transfer of [...this.#transfers]) {
+      if (transfer.targetId === leaderId) this.#settleTransfer(transfer, undefined);
+    }
+  }
+
+  #settleTransfer(transfer: TransferWaiter, error: Error | undefined): void {
+    clearTimeout(transfer.timer);
+    this.#transfers = this.#transfers.filter((waiting) => waiting !== transfer);
+    if (error === undefined) transfer.resolve();
+    else transfer.reject(error);
   }
 
   #resolveLeaderWaiters(): void {
@@ -371,6 +430,7 @@ export class RaftNode<Result> {
   }
 
   #rejectLeaderWaiters(error: () => Error): void {
+    for (const transfer of [...this.#transfers]) this.#settleTransfer(transfer, error());
     const waiters = this.#leaderWaiters;
     this.#leaderWaiters = [];
     for (const waiter of waiters) {

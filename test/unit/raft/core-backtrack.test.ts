@@ -58,3 +58,27 @@ describe('raft core - fast backtracking (R=3)', () => {
     expect(network.member('b').stored.map((e) => e.term)).toEqual(network.member('a').stored.map((e) => e.term));
   });
 });
+
+describe('raft core - lost appends in the replicate pipeline (R=3)', () => {
+  it('an append lost with no later proposal is resent within two heartbeats', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    let dropped = 0;
+    network.intercept = (message) => {
+      if (message.type === 'appendEntries' && message.to === 'b' && message.entries.length > 0 && dropped === 0) {
+        dropped += 1;
+        return undefined;
+      }
+      return message;
+    };
+    network.node('a').propose(new TextEncoder().encode('lost once'));
+    network.pump();
+    expect(network.member('b').stored).toHaveLength(1);
+    for (let round = 0; round < 2; round += 1) {
+      network.tick('a');
+      network.pump();
+    }
+    expect(dropped).toBe(1);
+    expect(network.member('b').stored.map((e) => e.index)).toEqual([1, 2]);
+  });
+});

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MembershipChangeRefusedError, MemoryHub, NotLeaderError, RaftNode } from '../../../raft/index.ts';
+import { MembershipChangeRefusedError, MemoryHub, NotLeaderError, RaftNode, TransferFailedError } from '../../../raft/index.ts';
 import type { Configuration, MembershipChange } from '../../../raft/index.ts';
 import { ListStateMachine } from './list-state-machine.ts';
 import { waitFor } from './wait-for.ts';
@@ -105,6 +105,28 @@ describe('raft node - membership changes over the memory hub', () => {
     openNodes.add(fromSnapshot);
     expect(fromSnapshot.status().appliedIndex).toBeGreaterThan(30);
     expect(fromSnapshot.configuration()).toEqual({ voters: ['a'], learners: ['b'] });
+  });
+
+  it('transfers leadership to a chosen voter (thesis §3.10)', async () => {
+    const hub = new MemoryHub();
+    const ids = ['a', 'b', 'c'];
+    const nodes = await Promise.all(ids.map(async (id) => {
+      const node = await RaftNode.open({ id, peers: ids, dataDir: path.join(baseDir, id), stateMachine: new ListStateMachine(), transport: hub.connect(id), ...timing });
+      openNodes.add(node);
+      return node;
+    }));
+    await waitFor(() => nodes.some((node) => node.status().role === 'leader'), 5_000, 'a leader');
+    const leader = nodes.find((node) => node.status().role === 'leader')!;
+    const target = nodes.find((node) => node !== leader)!;
+    await leader.propose(encode('before'));
+    const term = leader.status().term;
+    await leader.transferLeadership(target.status().id);
+    await waitFor(() => target.status().role === 'leader', 5_000, 'the target to lead');
+    expect(target.status().term).toBe(term + 1);
+    expect(leader.status().role).toBe('follower');
+    await expect(leader.propose(encode('old leader'))).rejects.toBeInstanceOf(NotLeaderError);
+    expect((await target.propose(encode('after'))).result).toBe('applied:after');
+    await expect(target.transferLeadership('nobody')).rejects.toBeInstanceOf(TransferFailedError);
   });
 
   it('refuses a change on a follower and a promotion of a non-learner', async () => {
