@@ -40,9 +40,20 @@ export interface ServerOptions {
   readonly logger?: boolean;
   /** Events the watch cache keeps for resumption (default cachedEventsMax). */
   readonly watchCacheEventsMax?: number;
+  /** BOOKMARK period for watches that allow them (default bookmarkIntervalMsDefault). */
+  readonly bookmarkIntervalMs?: number;
   /** Injected for tests; defaults to the wall clock. */
   readonly now?: () => Date;
 }
+
+/**
+ * kube-apiserver sends watch bookmarks about once a minute (cacher's bookmark frequency), so a
+ * resuming client's resourceVersion stays inside the 5-minute window even on a quiet resource.
+ */
+export const bookmarkIntervalMsDefault = 60_000;
+
+/** How long a closing server lets in-flight requests finish before cutting connections. */
+export const shutdownGraceMs = 5_000;
 
 /** generateName suffix alphabet and length of kube-apiserver (no vowels, no confusable digits). */
 const generateNameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -74,8 +85,16 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   registerStatusErrors(app);
   registerBodyLimit(app);
   const cache = new WatchCache(options.store, options.watchCacheEventsMax);
-  app.addHook('onClose', async () => cache.close());
-  const context: EndpointContext = { store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix };
+  // preClose: open watches must end before the server waits for connections to finish; a
+  // connection still open after the grace period (a client that stopped reading) is cut.
+  app.addHook('preClose', async () => {
+    cache.close();
+    setTimeout(() => app.server.closeAllConnections(), shutdownGraceMs).unref();
+  });
+  const context: EndpointContext = {
+    store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? bookmarkIntervalMsDefault,
+  };
   await app.register(authnPlugin, { authenticators: [...options.authenticators] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
   await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });

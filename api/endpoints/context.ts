@@ -23,6 +23,8 @@ export interface EndpointContext {
   readonly newUid: () => string;
   /** A random suffix for generateName. */
   readonly randomSuffix: () => string;
+  /** How often a watch with allowWatchBookmarks gets a BOOKMARK. */
+  readonly bookmarkIntervalMs: number;
 }
 
 export type Query = Readonly<Record<string, string | string[] | undefined>>;

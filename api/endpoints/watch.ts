@@ -82,6 +82,14 @@ async function planWatch(target: Target, query: Query, selector: Selector, conte
   return { initial: items.filter((item) => selector.matches(item)), watcher, revision: now, bookmarkAfterInitial: sendInitialEvents };
 }
 
+/** A BOOKMARK's object: the requested kind holding only metadata.resourceVersion (spec, Events). */
+function bookmarkObject(target: Target, revision: number, annotations?: Record<string, string>): unknown {
+  return {
+    kind: target.kind.kind, apiVersion: target.kind.group === '' ? target.kind.version : `${target.kind.group}/${target.kind.version}`,
+    metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) },
+  };
+}
+
 function frame(type: WatchEventType, object: unknown): string {
   return `${JSON.stringify({ type, object })}\n`;
 }
@@ -93,13 +101,12 @@ function renderObject(target: Target, object: KubeObject, format: ResponseFormat
 
 async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector, format: ResponseFormat, includeObject: IncludeObject): AsyncGenerator<string> {
   for (const item of plan.initial) yield frame('ADDED', renderObject(target, item, format, includeObject));
-  if (plan.bookmarkAfterInitial) {
-    yield frame('BOOKMARK', {
-      kind: target.kind.kind, apiVersion: target.kind.group === '' ? target.kind.version : `${target.kind.group}/${target.kind.version}`,
-      metadata: { resourceVersion: String(plan.revision), annotations: { 'k8s.io/initial-events-end': 'true' } },
-    });
-  }
+  if (plan.bookmarkAfterInitial) yield frame('BOOKMARK', bookmarkObject(target, plan.revision, { 'k8s.io/initial-events-end': 'true' }));
   for await (const event of plan.watcher) {
+    if (event.type === 'BOOKMARK') {
+      yield frame('BOOKMARK', bookmarkObject(target, event.revision));
+      continue;
+    }
     const converted = convertEvent(event, selector);
     if (converted) yield frame(converted.type, renderObject(target, converted.object, format, includeObject));
   }
@@ -126,9 +133,14 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
   raw.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   raw.flushHeaders();
   const timer = setTimeout(() => plan.watcher.terminate(undefined), timeoutSeconds * 1000);
+  const bookmarks = queryBoolean(query, 'allowWatchBookmarks')
+    ? setInterval(() => plan.watcher.offerBookmark(context.cache.revision()), context.bookmarkIntervalMs)
+    : undefined;
   const stop = (): void => plan.watcher.terminate(undefined);
-  request.raw.once('close', stop);
+  // The connection closing is the client going away; the request's own 'close' is not (in
+  // Node 20 it fires once the GET has been read).
   raw.once('close', stop);
+  request.raw.socket.once('close', stop);
   try {
     for await (const chunk of streamEvents(target, plan, selector, format, includeObjectOf(query))) {
       if (raw.destroyed) break;
@@ -136,6 +148,7 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
     }
   } finally {
     clearTimeout(timer);
+    clearInterval(bookmarks);
     plan.watcher.terminate(undefined);
     if (!raw.destroyed) raw.end();
   }

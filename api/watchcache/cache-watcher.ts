@@ -22,10 +22,18 @@ export class WatcherOverflowError extends Error {
   }
 }
 
-export class CacheWatcher implements AsyncIterable<ChangeEvent> {
+/** A progress marker: every change up to `revision` has been queued before it. */
+export interface Bookmark {
+  readonly type: 'BOOKMARK';
+  readonly revision: number;
+}
+
+export type WatcherItem = ChangeEvent | Bookmark;
+
+export class CacheWatcher implements AsyncIterable<WatcherItem> {
   readonly #filter: WatchFilter;
   readonly #onClose: () => void;
-  readonly #queue: ChangeEvent[] = [];
+  readonly #queue: WatcherItem[] = [];
   #wake: (() => void) | undefined;
   #closed = false;
   /** Why the watcher ended: undefined for a normal close. Never rejects. */
@@ -46,6 +54,17 @@ export class CacheWatcher implements AsyncIterable<ChangeEvent> {
     this.#wake?.();
   }
 
+  /**
+   * Queues a bookmark at `revision`. The cache offers events synchronously in revision order,
+   * so every matching event up to the store's current revision is already queued. A bookmark
+   * never overflows the queue: when it is full the bookmark is skipped (it is only a hint).
+   */
+  offerBookmark(revision: number): void {
+    if (this.#closed || this.#queue.length >= watcherQueueMax) return;
+    this.#queue.push({ type: 'BOOKMARK', revision });
+    this.#wake?.();
+  }
+
   terminate(reason: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -58,7 +77,7 @@ export class CacheWatcher implements AsyncIterable<ChangeEvent> {
     return this.#closeReason;
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<ChangeEvent> {
+  async *[Symbol.asyncIterator](): AsyncIterator<WatcherItem> {
     while (true) {
       const next = this.#queue.shift();
       if (next) {

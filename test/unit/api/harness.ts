@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ClusterState, commandVersion, encodeCommand } from '../../../actors/index.ts';
 import type { ChangeEvent, Command, CommandResult } from '../../../actors/index.ts';
 import { buildServer, StoreClient, systemMastersAuthorizer } from '../../../api/index.ts';
-import type { Authenticator, StoreBackend } from '../../../api/index.ts';
+import type { ApiServer, Authenticator, StoreBackend } from '../../../api/index.ts';
 
 export class ImmediateBackend implements StoreBackend {
   readonly state = new ClusterState();
@@ -39,13 +39,19 @@ export const admin = { 'x-test-user': 'admin;system:masters' };
 export interface Harness {
   readonly app: FastifyInstance;
   readonly backend: ImmediateBackend;
+  readonly cache: ApiServer['cache'];
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
-export async function startHarness(namespaces: readonly string[] = ['default', 't'], watchCacheEventsMax?: number): Promise<Harness> {
+export interface HarnessOptions {
+  readonly watchCacheEventsMax?: number;
+  readonly bookmarkIntervalMs?: number;
+}
+
+export async function startHarness(namespaces: readonly string[] = ['default', 't'], options: HarnessOptions = {}): Promise<Harness> {
   const backend = new ImmediateBackend();
-  const { app } = await buildServer({ store: new StoreClient(backend), authenticators: [headerAuthenticator], authorizers: [systemMastersAuthorizer], ...(watchCacheEventsMax ? { watchCacheEventsMax } : {}) });
+  const { app, cache } = await buildServer({ store: new StoreClient(backend), authenticators: [headerAuthenticator], authorizers: [systemMastersAuthorizer], ...options });
   const request = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
     app.inject({
       method: method as 'GET', url,
@@ -56,7 +62,7 @@ export async function startHarness(namespaces: readonly string[] = ['default', '
     const response = await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     if (response.statusCode !== 201) throw new Error(`namespace ${name}: ${response.body}`);
   }
-  return { app, backend, request, close: () => app.close() };
+  return { app, backend, cache, request, close: () => app.close() };
 }
 
 export function configMap(name: string, data: Record<string, string> = { a: 'b' }, extra: Record<string, unknown> = {}): Record<string, unknown> {

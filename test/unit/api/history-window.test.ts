@@ -10,7 +10,7 @@ const cms = '/api/v1/namespaces/t/configmaps';
 const windowEvents = 3;
 
 beforeEach(async () => {
-  harness = await startHarness(['default', 't'], windowEvents);
+  harness = await startHarness(['default', 't'], { watchCacheEventsMax: windowEvents });
 });
 afterEach(async () => {
   await harness.close();

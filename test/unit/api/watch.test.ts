@@ -1,7 +1,9 @@
 // Watch over a real socket (fastify listening on an ephemeral loopback port): the chunked
 // stream of one JSON event per line, where a watch starts, resumption without replay,
 // selectors turning into ADDED/DELETED, and sendInitialEvents with its closing bookmark.
+import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../support/wait-for.ts';
 import { admin, configMap, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
@@ -15,7 +17,7 @@ interface WatchEvent {
 }
 
 beforeEach(async () => {
-  harness = await startHarness();
+  harness = await startHarness(['default', 't'], { bookmarkIntervalMs: 20 });
   baseUrl = await harness.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterEach(async () => {
@@ -102,6 +104,34 @@ describe('watch', () => {
     expect(bookmark.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
     expect(Number(bookmark.object.metadata.resourceVersion)).toBe(harness.backend.currentRevision());
     watch.close();
+  });
+
+  it('allowWatchBookmarks brings BOOKMARK events carrying only the current resourceVersion', async () => {
+    const watch = await openWatch(`${cms}?watch=1&resourceVersion=0&allowWatchBookmarks=true`);
+    const created = (await harness.request('POST', cms, configMap('b'))).json();
+    expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'b' } } });
+    let bookmark = await watch.next();
+    while (bookmark.type !== 'BOOKMARK') bookmark = await watch.next();
+    expect(bookmark.object).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: bookmark.object.metadata.resourceVersion } });
+    expect(Number(bookmark.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(created.metadata.resourceVersion));
+    watch.close();
+  });
+
+  it('does not send bookmarks unless asked', async () => {
+    const watch = await openWatch(`${cms}?watch=1&resourceVersion=0&timeoutSeconds=1`);
+    await harness.request('POST', cms, configMap('quiet'));
+    expect((await watch.next()).type).toBe('ADDED');
+    expect(await watch.ended()).toBe(true);
+  });
+
+  it('a client that disconnects frees its watcher', async () => {
+    const socket = await new Promise<import('node:net').Socket>((resolve) => {
+      const request = http.get(`${baseUrl}${cms}?watch=1&resourceVersion=0`, { headers: admin }, (response) => resolve(response.socket));
+      request.end();
+    });
+    expect(harness.cache.watcherCount()).toBe(1);
+    socket.destroy();
+    await waitFor(() => harness.cache.watcherCount() === 0, { timeoutMs: 5_000, description: 'watcher released' });
   });
 
   it('timeoutSeconds ends the stream', async () => {
