@@ -94,11 +94,11 @@ export function parseLabelSelector(selector: string | undefined): Selector {
 }
 
 /** Reads a field a field selector may name; undefined means the kind does not support it. */
-export type FieldGetter = (object: KubeObject) => string;
+export type FieldGetter = (object: Record<string, unknown>) => string;
 
 const metadataFields: Record<string, FieldGetter> = {
-  'metadata.name': (object) => object.metadata.name ?? '',
-  'metadata.namespace': (object) => object.metadata.namespace ?? '',
+  'metadata.name': (object) => (object as unknown as KubeObject).metadata.name ?? '',
+  'metadata.namespace': (object) => (object as unknown as KubeObject).metadata.namespace ?? '',
 };
 
 export function parseFieldSelector(selector: string | undefined, kindFields: Readonly<Record<string, FieldGetter>> = {}): Selector {
@@ -111,7 +111,7 @@ export function parseFieldSelector(selector: string | undefined, kindFields: Rea
     if (!getter) throw badRequest(`"${match[1]}" is not a known field selector: only "${Object.keys(fields).join('", "')}"`);
     const negate = match[2] === '!=';
     const value = match[3]!.trim();
-    return (object: KubeObject) => (getter(object) === value) !== negate;
+    return (object: KubeObject) => (getter(object as unknown as Record<string, unknown>) === value) !== negate;
   });
   return { empty: false, matches: (object) => tests.every((test) => test(object)) };
 }

@@ -70,7 +70,7 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
 async function handleDeleteCollection(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const query = request.query as Query;
   readDeleteOptions(request);
-  const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector')));
+  const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector'), target.kind.fieldSelectors));
   const dryRun = isDryRun(query, 'DeleteOptions');
   await context.store.readIndex();
   const { items } = context.store.list(collectionKey(target));

@@ -37,7 +37,7 @@ function itemKey(target: Target, item: KubeObject): string {
 export async function readChunk(target: Target, query: Query, context: EndpointContext): Promise<Chunk> {
   const semantic = listSemantic(query);
   const limit = parseLimit(query);
-  const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector')));
+  const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector'), target.kind.fieldSelectors));
   const current = await settleRead(semantic, context);
   const revision = semantic.type === 'exact' || semantic.type === 'continuation' ? semantic.revision : current;
   const snapshot = context.cache.listAt(collectionKey(target), revision);

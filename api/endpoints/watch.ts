@@ -41,7 +41,7 @@ function watchSelector(target: Target, query: Query): Selector {
   const field = target.name === undefined
     ? queryString(query, 'fieldSelector')
     : [queryString(query, 'fieldSelector'), `metadata.name=${target.name}`].filter((part) => part).join(',');
-  return bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(field));
+  return bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(field, target.kind.fieldSelectors));
 }
 
 /** kube's cacheWatcher.convertToWatchEvent: selector transitions become ADDED/DELETED. */

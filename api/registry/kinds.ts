@@ -51,6 +51,8 @@ export interface ResourceKind {
   /** Columns after Name (and before Age) in the standard layout; all columns otherwise. */
   readonly columns: readonly TableColumn[];
   readonly tableLayout?: TableLayout;
+  /** Field selectors the kind supports beyond metadata.name and metadata.namespace (kube's per-kind field label conversion). */
+  readonly fieldSelectors?: Readonly<Record<string, (object: Record<string, unknown>) => string>>;
   /** JSON schema (ajv) of the whole object. */
   readonly schema: JsonSchema;
 }
@@ -86,6 +88,7 @@ export const servedKinds: readonly ResourceKind[] = [
     namespaced: false, shortNames: ['ns'], categories: [],
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: [{ name: 'finalize', verbs: ['update'] }, { name: 'status', verbs: ['get', 'update'] }],
+    fieldSelectors: { 'status.phase': (o) => stringCell(nested(o, 'status', 'phase')) },
     nameRule: 'dns1123Label',
     columns: [{ name: 'Status', type: 'string', description: 'The phase of the namespace', priority: 0,
       cell: (o) => stringCell(nested(o, 'status', 'phase')) }],
@@ -109,6 +112,7 @@ export const servedKinds: readonly ResourceKind[] = [
       { name: 'Data', type: 'integer', description: 'Number of entries in data', priority: 0,
         cell: (o) => dataCount(o) },
     ],
+    fieldSelectors: { type: (o) => stringCell(o['type']) },
     schema: kindSchemas.Secret,
   },
   {
@@ -139,6 +143,19 @@ export const servedKinds: readonly ResourceKind[] = [
       { name: 'Count', type: 'string', description: 'The number of times this event has occurred.', priority: 1, cell: (o) => stringCell(o['count'] ?? 1) },
       { name: 'Name', type: 'string', format: 'name', description: 'Name of the event.', priority: 1, cell: (o) => stringCell(nested(o, 'metadata', 'name')) },
     ],
+    fieldSelectors: {
+      'involvedObject.kind': (o) => stringCell(nested(o, 'involvedObject', 'kind')),
+      'involvedObject.namespace': (o) => stringCell(nested(o, 'involvedObject', 'namespace')),
+      'involvedObject.name': (o) => stringCell(nested(o, 'involvedObject', 'name')),
+      'involvedObject.uid': (o) => stringCell(nested(o, 'involvedObject', 'uid')),
+      'involvedObject.apiVersion': (o) => stringCell(nested(o, 'involvedObject', 'apiVersion')),
+      'involvedObject.resourceVersion': (o) => stringCell(nested(o, 'involvedObject', 'resourceVersion')),
+      'involvedObject.fieldPath': (o) => stringCell(nested(o, 'involvedObject', 'fieldPath')),
+      reason: (o) => stringCell(o['reason']),
+      reportingComponent: (o) => stringCell(o['reportingComponent']),
+      source: (o) => stringCell(nested(o, 'source', 'component')),
+      type: (o) => stringCell(o['type']),
+    },
     schema: kindSchemas.Event,
   },
   {

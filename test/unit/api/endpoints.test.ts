@@ -282,6 +282,14 @@ describe('list', () => {
     expect(await names('fieldSelector=metadata.name%3Db')).toEqual(['b']);
   });
 
+  it('supports per-kind field selectors (secret type) and refuses unknown fields with 400', async () => {
+    await harness.request('POST', '/api/v1/namespaces/t/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'o' }, type: 'Opaque' });
+    await harness.request('POST', '/api/v1/namespaces/t/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'd' }, type: 'kubernetes.io/dockercfg', data: { '.dockercfg': 'e30=' } });
+    const list = await harness.request('GET', '/api/v1/namespaces/t/secrets?fieldSelector=type%3Dkubernetes.io%2Fdockercfg');
+    expect(list.json().items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['d']);
+    expectStatus(await harness.request('GET', `${cms}?fieldSelector=data.a%3Db`), 400, 'BadRequest');
+  });
+
   it('a resourceVersion the store has not reached is 504 Too large resource version with Retry-After', async () => {
     const response = await harness.request('GET', `${cms}?resourceVersion=999999`);
     const body = expectStatus(response, 504, 'Timeout');
