@@ -2,7 +2,8 @@
 // cluster (free ports), driven by deploy/store-client.ts. Concurrent writes reach the same
 // applied index on every member; kill -9 of the leader elects a new one while writes continue
 // through the client (the failover time is printed); the killed member restarts and catches
-// up; killing one nats-server does not stop writes.
+// up; a paused (SIGSTOP) follower does not stop writes and catches up when resumed; killing
+// one nats-server does not stop writes; after a full restart every acknowledged write is there.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -80,6 +81,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await connection?.close().catch(() => undefined);
+  for (const member of processes) member.signal('SIGCONT');
   await Promise.all(processes.map((member) => member.kill()));
   await nats?.stopAll();
   await dir?.remove();
@@ -130,6 +132,21 @@ describe('raft over NATS - 3 kstore store processes on a 3-node nats-server clus
     console.log(`raft-nats 3 processes (tick ${tickMs} ms): kill -9 of leader ${oldLeader.id} to writes flowing again: ${failoverMs.toFixed(0)} ms (new leader ${newLeader.id})`);
   });
 
+  it('keeps taking writes while a follower is paused (SIGSTOP); it catches up after SIGCONT', async () => {
+    const current = await leader(3);
+    const follower = processes.find((member) => member.id !== current.id);
+    if (follower === undefined) throw new Error('a follower exists');
+    follower.signal('SIGSTOP');
+    try {
+      const during = await runConcurrently(60, 8, (position) => client.propose(createConfigMap(`paused-${position}`)));
+      expect(during.every((result) => result.type === 'stored')).toBe(true);
+    } finally {
+      follower.signal('SIGCONT');
+    }
+    const after = await client.propose(createConfigMap('resumed'));
+    await converged(revisionOf(after));
+  });
+
   it('keeps taking writes when one nats-server is killed', async () => {
     await statuses(3);
     await nats.server(1).kill();
@@ -139,5 +156,18 @@ describe('raft over NATS - 3 kstore store processes on a 3-node nats-server clus
     await nats.waitForRoutes();
     const last = await client.propose(createConfigMap('nats-restored'));
     await converged(revisionOf(last));
+  });
+
+  it('has every acknowledged write after a full restart of all members', async () => {
+    const written = await runConcurrently(50, 10, (position) => client.propose(createConfigMap(`durable-${position}`)));
+    const last = Math.max(...written.map(revisionOf));
+    await Promise.all(processes.map((member) => member.stop('SIGTERM')));
+    await Promise.all(processes.map((member) => member.start()));
+    await leader(3);
+    await converged(last);
+    // Creating an acknowledged object again must find it: it survived the restart.
+    const again = await runConcurrently(50, 10, (position) => client.propose(createConfigMap(`durable-${position}`)));
+    expect(again.map((result) => result.type)).toEqual(new Array(50).fill('alreadyExists'));
+    expect((await client.propose(createConfigMap('cm-0'))).type).toBe('alreadyExists');
   });
 });

@@ -99,6 +99,11 @@ export class StoreMemberProcess {
     }
   }
 
+  /** Sends a signal without waiting (SIGSTOP/SIGCONT to pause and resume the member). */
+  signal(signal: NodeJS.Signals): void {
+    if (this.#child !== undefined && !this.#exited) this.#child.kill(signal);
+  }
+
   /** Cleanup: SIGKILL if running. Never throws. */
   async kill(): Promise<void> {
     await this.stop('SIGKILL').catch(() => undefined);
