@@ -3,6 +3,7 @@ export { RawNode } from './raw-node.ts';
 export type { ProposeResult, CoreStatus } from './raw-node.ts';
 export type { RaftConfig } from './raft.ts';
 export type { Ready } from './ready.ts';
+export { isLeaderReplication } from './ready.ts';
 export { emptyHardState } from './types.ts';
 export type {
   AppendAccepted, AppendEntries, AppendRejected, AppendResponse, Configuration, Entry, EntryType, HardState,

@@ -9,6 +9,14 @@
 import { assert } from '../stdx/index.ts';
 import { inflightAppendsMax } from './limits.ts';
 
+/**
+ * Heartbeat intervals a replicate pipeline may go without any acknowledgement before it is
+ * presumed to have lost an append. Two: one interval can pass without an ack under a slow
+ * fsync, two (200 ms by default) means a follower's answer is overdue, and re-probing then costs
+ * at most one round trip.
+ */
+export const stalledHeartbeatsMax = 2;
+
 export type ProgressState = 'probe' | 'replicate' | 'snapshot';
 
 export class Progress {
@@ -21,8 +29,8 @@ export class Progress {
   probeSent = false;
   /** In replicate: last index of each unacknowledged append, ascending. */
   inflight: number[] = [];
-  /** An append was acknowledged since the last heartbeat (the pipeline is moving). */
-  ackedSinceHeartbeat = false;
+  /** Heartbeat intervals since an append was last acknowledged (the pipeline is moving). */
+  heartbeatsWithoutAck = 0;
   /** Heard from the follower since the last check-quorum. */
   recentActive = false;
   /** Highest leader broadcast round the follower has echoed (ReadIndex confirmation). */
@@ -60,7 +68,7 @@ export class Progress {
   accept(matchIndex: number): boolean {
     const advanced = matchIndex > this.match;
     if (advanced) this.match = matchIndex;
-    if (advanced) this.ackedSinceHeartbeat = true;
+    if (advanced) this.heartbeatsWithoutAck = 0;
     this.next = Math.max(this.next, this.match + 1);
     this.inflight = this.inflight.filter((lastIndex) => lastIndex > matchIndex);
     this.probeSent = false;
@@ -113,19 +121,19 @@ export class Progress {
 
   /**
    * A heartbeat interval passed: allow one more probe, and resend a possibly lost snapshot
-   * chunk. A replicate pipeline with appends outstanding but no acknowledgement for a whole
-   * interval has probably lost one (NATS may drop messages; nothing later would reveal the gap
-   * if no new entries follow), so fall back to probing from match + 1.
+   * chunk. A replicate pipeline with appends outstanding but no acknowledgement for
+   * stalledHeartbeatsMax intervals has probably lost one (NATS may drop messages; nothing later
+   * would reveal the gap if no new entries follow), so fall back to probing from match + 1.
    */
   onHeartbeat(): void {
     this.probeSent = false;
     this.snapshotChunkInFlight = false;
-    if (this.state === 'replicate' && this.inflight.length > 0 && !this.ackedSinceHeartbeat) {
+    this.heartbeatsWithoutAck += 1;
+    if (this.state === 'replicate' && this.inflight.length > 0 && this.heartbeatsWithoutAck >= stalledHeartbeatsMax) {
       this.state = 'probe';
       this.next = this.match + 1;
       this.inflight = [];
     }
-    this.ackedSinceHeartbeat = false;
     assert(this.match < this.next, 'progress match must stay below next');
     assert(this.inflight.length <= inflightAppendsMax, 'inflight window overflow');
   }

@@ -127,6 +127,8 @@ export class RawNode {
       entries,
       mustSync: raft.pendingSnapshot !== undefined || entries.length > 0 || hardState.term !== this.#persistedHardState.term || hardState.vote !== this.#persistedHardState.vote,
       messages: raft.takeMessages(),
+      sendAppendsBeforePersist: raft.role === 'leader'
+        && hardState.term === this.#persistedHardState.term && hardState.vote === this.#persistedHardState.vote,
       committedEntries: raft.log.committedToApply(committedEntriesPerReadyMax),
       readStates: raft.readStates,
     };

@@ -1,7 +1,7 @@
 // Owns: RaftNode, the driver (imperative shell) around the pure core: it feeds ticks, messages,
 // proposals and reads into the RawNode and executes each Ready in the documented order:
 //   drain inputs → ready → persist (await fsync) → send → apply committed → settle promises →
-//   advance.
+//   advance; as leader, its appends are sent before the persist instead (Ready step 2).
 // Snapshots: every snapshotEveryEntries applied entries the driver takes a state machine
 // snapshot, persists it (DiskStorage: snapshot file, WAL marker, release of old segments) and
 // compacts the core's log. A snapshot received from the leader arrives in a Ready and is
@@ -11,7 +11,7 @@
 // caller of the core, the state machine and the storage, so none of them sees concurrency.
 // Must not know what entries mean (actors/ does), and must not keep timers besides clock.ts.
 import { entryDataBytesMax, RawNode } from '../core/index.ts';
-import { decodeConfiguration } from '../core/index.ts';
+import { decodeConfiguration, isLeaderReplication } from '../core/index.ts';
 import type { Configuration, Message, MembershipChange, Ready, HardState, Snapshot } from '../core/index.ts';
 import { createRng } from '../stdx/index.ts';
 import { DiskStorage } from '../storage/index.ts';
@@ -290,8 +290,16 @@ export class RaftNode<Result> {
     this.#observeLeadership();
     if (!this.#core.hasReady()) return;
     const ready = this.#core.ready();
-    await this.#persist(ready);
-    this.#transport.send(ready.messages);
+    if (ready.sendAppendsBeforePersist) {
+      // A leader's appends go out before its own fsync: followers write in parallel with it
+      // (Ready step 2's exception); its own match counts only after advance().
+      this.#transport.send(ready.messages.filter(isLeaderReplication));
+      await this.#persist(ready);
+      this.#transport.send(ready.messages.filter((message) => !isLeaderReplication(message)));
+    } else {
+      await this.#persist(ready);
+      this.#transport.send(ready.messages);
+    }
     this.#apply(ready);
     this.#reads.confirm(ready.readStates);
     this.#reads.resolveApplied(this.#stateMachine.appliedIndex());

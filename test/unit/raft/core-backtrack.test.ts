@@ -60,7 +60,7 @@ describe('raft core - fast backtracking (R=3)', () => {
 });
 
 describe('raft core - lost appends in the replicate pipeline (R=3)', () => {
-  it('an append lost with no later proposal is resent within two heartbeats', () => {
+  it('an append lost with no later proposal is resent within three heartbeats', () => {
     const network = new CoreNetwork(['a', 'b', 'c']);
     network.electByTicks('a');
     let dropped = 0;
@@ -74,7 +74,7 @@ describe('raft core - lost appends in the replicate pipeline (R=3)', () => {
     network.node('a').propose(new TextEncoder().encode('lost once'));
     network.pump();
     expect(network.member('b').stored).toHaveLength(1);
-    for (let round = 0; round < 2; round += 1) {
+    for (let round = 0; round < 3; round += 1) {
       network.tick('a');
       network.pump();
     }

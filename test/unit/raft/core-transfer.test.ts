@@ -24,7 +24,7 @@ describe('raft core - leadership transfer (R=3)', () => {
     network.pump();
     expect(sent.some((message) => message.type === 'timeoutNow')).toBe(false); // b is behind
     holdB = false;
-    for (let round = 0; round < 2; round += 1) { // a stalled pipeline is re-probed within two heartbeats
+    for (let round = 0; round < 3; round += 1) { // a stalled pipeline is re-probed after two heartbeats
       network.tick('a');
       network.pump();
     }
