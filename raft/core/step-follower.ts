@@ -75,7 +75,9 @@ export function handleRequestVote(raft: Raft, message: RequestVote): void {
     || (preVote && message.term > raft.term);
   const granted = canVote && raft.log.isUpToDate(message.lastLogIndex, message.lastLogTerm);
   if (granted && !preVote) {
-    assert(raft.role === 'follower', 'leaders and candidates voted for themselves');
+    // A pre-candidate has not voted in this term yet, so it may grant a real vote and stay in
+    // its pre-campaign (etcd does the same); a candidate or leader voted for itself.
+    assert(raft.role === 'follower' || raft.preCandidate, 'leaders and candidates voted for themselves');
     raft.vote = message.from;
     raft.electionElapsed = 0;
   }

@@ -100,3 +100,18 @@ describe('raft core - check quorum (R=3)', () => {
     expect(network.leaders()).toEqual(['a']);
   });
 });
+
+describe('raft core - votes during a pre-campaign', () => {
+  it('a pre-candidate grants a real vote of its own term and stays pre-candidate', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.tick('a', 25); // a pre-campaigns (its pre-vote requests go unanswered: nobody pumps)
+    const a = network.node('a');
+    expect(a.status()).toMatchObject({ role: 'candidate', term: 0 });
+    a.step({ type: 'requestVote', from: 'b', to: 'a', term: 0, lastLogIndex: 0, lastLogTerm: 0 });
+    const ready = a.ready();
+    expect(ready.messages).toMatchObject([{ type: 'voteResponse', to: 'b', granted: true }]);
+    expect(ready.hardState?.vote).toBe('b');
+    a.advance();
+    expect(a.status().role).toBe('candidate');
+  });
+});
