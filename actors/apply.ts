@@ -109,7 +109,7 @@ function applyDelete(state: StoreState, index: number, command: DeleteCommand): 
   if (record === undefined) return noChange({ type: 'notFound' });
   const conflict = checkPreconditions(record.object, command.preconditions);
   if (conflict !== null) return noChange({ type: 'conflict', message: conflict });
-  return writeChange(state, index, record, deleteRecord(record, index, command.at));
+  return writeChange(state, index, record, deleteRecord(record, index, command.at, command.propagationPolicy));
 }
 
 /** Stores (or removes) what a record change produced and builds its result and event. */

@@ -96,6 +96,11 @@ export class ClusterState implements StateMachine<CommandResult> {
     return { items, revision: this.applied };
   }
 
+  /** Every stored object with its key, in key order (controllers build their indexes from it). */
+  allObjects(): { key: ObjectKey; object: KubeObject }[] {
+    return this.state.objects.all().map((record) => ({ key: record.key, object: record.object }));
+  }
+
   /**
    * Every object stored in `namespace`, of any resource (for the namespace lifecycle
    * controller). O(all objects): namespaces sit in the middle of the key, so this is a scan.

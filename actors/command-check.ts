@@ -48,7 +48,12 @@ function commandProblem(command: unknown): string | null {
     return `unknown command type ${JSON.stringify(command.type)}`;
   }
   return keyProblem(command.key) ?? timeProblem(command.at) ?? preconditionsProblem(command.preconditions) ??
-    (command.type === 'delete' ? null : objectProblem(command.object));
+    (command.type === 'delete' ? propagationProblem(command.propagationPolicy) : objectProblem(command.object));
+}
+
+function propagationProblem(policy: unknown): string | null {
+  if (policy === undefined || policy === 'Orphan' || policy === 'Background' || policy === 'Foreground') return null;
+  return `propagationPolicy must be Orphan, Background or Foreground, got ${JSON.stringify(policy)}`;
 }
 
 function keyProblem(key: unknown): string | null {

@@ -33,11 +33,23 @@ export interface UpdateCommand {
   readonly at: string;
 }
 
+/**
+ * How the dependents of a deleted object are treated (metav1.DeletionPropagation). Orphan and
+ * Foreground add the `orphan` / `foregroundDeletion` finalizer at the first delete, which the
+ * garbage collector acts on and removes; Background (the default) deletes at once and lets the
+ * collector delete dependents afterwards.
+ */
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
+export const orphanFinalizer = 'orphan';
+export const foregroundFinalizer = 'foregroundDeletion';
+
 /** Delete: removes at once without finalizers; otherwise starts finalizing. */
 export interface DeleteCommand {
   readonly type: 'delete';
   readonly key: ObjectKey;
   readonly preconditions?: Preconditions;
+  readonly propagationPolicy?: PropagationPolicy;
   readonly at: string;
 }
 

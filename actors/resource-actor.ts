@@ -5,7 +5,8 @@
 // (times are the proposer's `at`), or mutate a record: every change returns a new record
 // whose object is deep-frozen, so readers can hold stored objects without copying.
 import { assert } from '../raft/stdx/index.ts';
-import type { Preconditions } from './commands.ts';
+import { foregroundFinalizer, orphanFinalizer } from './commands.ts';
+import type { Preconditions, PropagationPolicy } from './commands.ts';
 import { deepFreeze, jsonEqual } from './json.ts';
 import { advanceDeletion, initialDeletion } from './machines/deletion.ts';
 import type { DeletionEvent, DeletionStateName, PersistedDeletion } from './machines/deletion.ts';
@@ -94,10 +95,28 @@ export function updateRecord(record: ResourceRecord, object: KubeObject, revisio
   return state === 'removed' ? { type: 'removed', record: deepFreeze(next) } : { type: 'stored', record: deepFreeze(next), changed: true };
 }
 
-/** Deletes: removes at once without finalizers, else starts finalizing (first delete only). */
-export function deleteRecord(record: ResourceRecord, revision: number, at: string): RecordChange {
+/** The finalizer a propagation policy adds at the first delete, if any. */
+function policyFinalizer(policy: PropagationPolicy | undefined): string | undefined {
+  if (policy === 'Orphan') return orphanFinalizer;
+  if (policy === 'Foreground') return foregroundFinalizer;
+  return undefined;
+}
+
+/**
+ * Deletes: removes at once without finalizers, else starts finalizing (first delete only; a
+ * later delete changes nothing, whatever its policy). Orphan and Foreground first add their
+ * finalizer (recorded as a FINALIZERS_CHANGED transition), so the object waits for the
+ * garbage collector.
+ */
+export function deleteRecord(record: ResourceRecord, revision: number, at: string, policy?: PropagationPolicy): RecordChange {
   if (lifecycleState(record) === 'finalizing') return { type: 'finalizing', record, changed: false };
   assert(lifecycleState(record) === 'live', 'only live and finalizing objects are stored');
+  const extra = policyFinalizer(policy);
+  if (extra !== undefined && !finalizersOf(record.object).includes(extra)) {
+    const finalizers = [...(record.object.metadata.finalizers ?? []), extra];
+    const object = deepFreeze({ ...record.object, metadata: { ...record.object.metadata, finalizers } });
+    record = advance({ ...record, object }, { type: 'FINALIZERS_CHANGED', finalizers: finalizersOf(object) }, revision, at);
+  }
   const next = advance(record, { type: 'DELETE', at }, revision, at);
   if (lifecycleState(next) === 'removed') {
     return { type: 'removed', record: deepFreeze({ ...next, object: deepFreeze(withResourceVersion(record.object, revision)) }) };

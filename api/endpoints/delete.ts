@@ -3,7 +3,7 @@
 // finalizers is removed at once (a Success Status answers); with finalizers it starts
 // finalizing and the object, now carrying deletionTimestamp, is returned.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { KubeObject, Preconditions } from '../../actors/index.ts';
+import type { KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
 import { decodeBody } from '../negotiation.ts';
 import { parseFieldSelector, parseLabelSelector, bothMatch } from '../selectors.ts';
 import { badRequest, invalid, successStatus } from '../status.ts';
@@ -15,8 +15,10 @@ import type { Target } from './target.ts';
 
 interface DeleteOptions {
   readonly preconditions?: Preconditions;
-  readonly propagationPolicy?: string;
+  readonly propagationPolicy?: PropagationPolicy;
   readonly gracePeriodSeconds?: number;
+  /** orphanDependents was explicitly false: kube-apiserver answers 202 when deletion is not immediate. */
+  readonly cascadeRequested?: boolean;
 }
 
 const propagationPolicies = ['Orphan', 'Background', 'Foreground'];
@@ -33,11 +35,18 @@ function readDeleteOptions(request: FastifyRequest): DeleteOptions {
   if (policy !== undefined && !propagationPolicies.includes(policy)) {
     throw invalid('meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"` }]);
   }
+  const orphanRaw = options['orphanDependents'] ?? queryString(query, 'orphanDependents');
+  const orphanDependents = orphanRaw === undefined ? undefined : orphanRaw === true || orphanRaw === 'true';
+  if (orphanDependents !== undefined && policy !== undefined) {
+    throw invalid('meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: 'Invalid value: "' + policy + '": orphanDependents and deletionPropagation cannot be both set' }]);
+  }
+  const effectivePolicy = (policy ?? (orphanDependents === undefined ? undefined : orphanDependents ? 'Orphan' : 'Background')) as PropagationPolicy | undefined;
   const grace = options['gracePeriodSeconds'] ?? queryString(query, 'gracePeriodSeconds');
   if (grace !== undefined && !Number.isInteger(Number(grace))) throw badRequest(`gracePeriodSeconds must be an integer, got ${JSON.stringify(grace)}`);
   return {
     ...(preconditions ? { preconditions: preconditions as Preconditions } : {}),
-    ...(policy ? { propagationPolicy: policy } : {}),
+    ...(effectivePolicy ? { propagationPolicy: effectivePolicy } : {}),
+    ...(orphanDependents === false ? { cascadeRequested: true } : {}),
     ...(grace !== undefined ? { gracePeriodSeconds: Number(grace) } : {}),
   };
 }
@@ -56,6 +65,7 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
   const result = await context.store.propose({
     type: 'delete', key, at: formatTime(context.now()),
     ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+    ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
   });
   const outcome = expectObject(result, target, name);
   if (outcome.type === 'removed') {
@@ -63,13 +73,13 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
       name, group: target.kind.group, kind: target.kind.resource, uid: outcome.object.metadata.uid ?? '',
     }));
   }
-  return respond(request, reply, 200, outcome.object);
+  return respond(request, reply, options.cascadeRequested ? 202 : 200, outcome.object);
 }
 
 /** Deletes every object of the collection that matches the selectors; returns them as a list. */
 async function handleDeleteCollection(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const query = request.query as Query;
-  readDeleteOptions(request);
+  const options = readDeleteOptions(request);
   const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector'), target.kind.fieldSelectors));
   const dryRun = isDryRun(query, 'DeleteOptions');
   await context.store.readIndex();
@@ -81,7 +91,10 @@ async function handleDeleteCollection(request: FastifyRequest, reply: FastifyRep
       continue;
     }
     const key = objectKey({ ...target, namespace: item.metadata.namespace ?? '' }, item.metadata.name ?? '');
-    const result = await context.store.propose({ type: 'delete', key, at: formatTime(context.now()) });
+    const result = await context.store.propose({
+      type: 'delete', key, at: formatTime(context.now()),
+      ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
+    });
     if (result.type === 'removed' || result.type === 'finalizing') deleted.push(result.object);
   }
   return respond(request, reply, 200, listOf(target.kind, deleted, { resourceVersion: String(context.store.currentRevision()) }));

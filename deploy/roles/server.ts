@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { buildServer, certificateAuthenticator, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
 import type { ServerFlags } from '../cli.ts';
-import { NamespaceLifecycleController } from '../../actors/controllers/index.ts';
+import { GarbageCollector, NamespaceLifecycleController } from '../../actors/controllers/index.ts';
+import type { ControllerContext } from '../../actors/controllers/index.ts';
 import type { Controller } from '../../actors/controllers/index.ts';
 import { openLocalStore } from '../local-store.ts';
 import type { LocalStore } from '../local-store.ts';
@@ -44,12 +45,13 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const client = new StoreClient(store.backend);
   await ensureSystemNamespaces(store, client);
   // A single member is always the leader, so its leader-only controllers run from the start.
-  const controllers: Controller[] = [new NamespaceLifecycleController({
+  const controllerContext: ControllerContext = {
     state: store.state,
     propose: (command) => client.propose(command),
     now: () => formatTime(new Date()),
     log: (message, fields) => process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`),
-  })];
+  };
+  const controllers: Controller[] = [new NamespaceLifecycleController(controllerContext), new GarbageCollector(controllerContext)];
   for (const controller of controllers) controller.start();
   const { app } = await buildServer({
     store: client,

@@ -1,0 +1,202 @@
+// Owns: the garbage collector (kube-controller-manager's garbagecollector) for
+// metadata.ownerReferences: it keeps an index from owner uid to dependents and
+//  - deletes a dependent once none of its owners exists (Background propagation, and
+//    dependents created with a dangling owner reference); a dependent that still has another
+//    owner only loses the reference to the gone one;
+//  - for an owner finalizing with the `orphan` finalizer, removes the owner's references from
+//    its dependents, then the finalizer;
+//  - for an owner finalizing with `foregroundDeletion`, deletes its dependents (foreground,
+//    recursively) and removes the finalizer once no dependent with blockOwnerDeletion remains.
+// Leader-only; acts only by proposing commands (updates carry a resourceVersion precondition,
+// so a concurrent writer is never overwritten: the next change brings the object back here).
+import { foregroundFinalizer, orphanFinalizer } from '../commands.ts';
+import type { ChangeEvent } from '../events.ts';
+import { keyString } from '../object.ts';
+import type { JsonValue, KubeObject, ObjectKey } from '../object.ts';
+import type { Controller, ControllerContext } from './controller.ts';
+
+interface OwnerReference {
+  readonly uid: string;
+  readonly blockOwnerDeletion: boolean;
+}
+
+function ownerReferencesOf(object: KubeObject): OwnerReference[] {
+  const references = object.metadata.ownerReferences ?? [];
+  return references.flatMap((reference) => {
+    if (reference === null || typeof reference !== 'object' || Array.isArray(reference)) return [];
+    const uid = reference['uid'];
+    return typeof uid === 'string' && uid !== '' ? [{ uid, blockOwnerDeletion: reference['blockOwnerDeletion'] === true }] : [];
+  });
+}
+
+function hasFinalizer(object: KubeObject, finalizer: string): boolean {
+  return object.metadata.deletionTimestamp !== undefined && (object.metadata.finalizers ?? []).includes(finalizer);
+}
+
+interface Node {
+  key: ObjectKey;
+  object: KubeObject;
+}
+
+export class GarbageCollector implements Controller {
+  readonly name = 'garbage-collector';
+  readonly #context: ControllerContext;
+  /** uid → the object with that uid (every stored object). */
+  readonly #byUid = new Map<string, Node>();
+  /** owner uid → keyString of dependents naming it (the owner need not exist). */
+  readonly #dependents = new Map<string, Set<string>>();
+  readonly #byKey = new Map<string, Node>();
+  /** keyStrings to look at; processed one at a time, in order. */
+  readonly #dirty = new Set<string>();
+  #unsubscribe: (() => void) | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = true;
+
+  constructor(context: ControllerContext) {
+    this.#context = context;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#unsubscribe = this.#context.state.subscribe((events) => this.#onEvents(events));
+    for (const { key, object } of this.#context.state.allObjects()) this.#index(key, object);
+    for (const [key, node] of this.#byKey) if (this.#needsAttention(node.object)) this.#markDirty(key);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#unsubscribe?.();
+    this.#dirty.clear();
+    await this.#running;
+  }
+
+  #needsAttention(object: KubeObject): boolean {
+    return ownerReferencesOf(object).length > 0 || hasFinalizer(object, orphanFinalizer) || hasFinalizer(object, foregroundFinalizer);
+  }
+
+  #index(key: ObjectKey, object: KubeObject): void {
+    const node = { key, object };
+    this.#byKey.set(keyString(key), node);
+    if (object.metadata.uid) this.#byUid.set(object.metadata.uid, node);
+    for (const reference of ownerReferencesOf(object)) {
+      const dependents = this.#dependents.get(reference.uid) ?? new Set<string>();
+      dependents.add(keyString(key));
+      this.#dependents.set(reference.uid, dependents);
+    }
+  }
+
+  #unindex(key: ObjectKey, object: KubeObject): void {
+    this.#byKey.delete(keyString(key));
+    if (object.metadata.uid) this.#byUid.delete(object.metadata.uid);
+    for (const reference of ownerReferencesOf(object)) this.#dependents.get(reference.uid)?.delete(keyString(key));
+  }
+
+  #onEvents(events: readonly ChangeEvent[]): void {
+    for (const event of events) {
+      if (event.previous) this.#unindex(event.key, event.previous);
+      if (event.type === 'DELETED') this.#unindex(event.key, event.object);
+      else this.#index(event.key, event.object);
+      const key = keyString(event.key);
+      if (event.type !== 'DELETED' && this.#needsAttention(event.object)) this.#markDirty(key);
+      // An owner that changed or went away: its dependents and its own owners need a look.
+      for (const uid of [event.object.metadata.uid, event.previous?.metadata.uid]) {
+        for (const dependent of uid ? this.#dependents.get(uid) ?? [] : []) this.#markDirty(dependent);
+      }
+      for (const reference of ownerReferencesOf(event.object)) {
+        const owner = this.#byUid.get(reference.uid);
+        if (owner) this.#markDirty(keyString(owner.key));
+      }
+    }
+  }
+
+  #markDirty(key: string): void {
+    this.#dirty.add(key);
+    this.#running ??= this.#drain().finally(() => {
+      this.#running = undefined;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (!this.#stopped && this.#dirty.size > 0) {
+      const [key] = this.#dirty;
+      this.#dirty.delete(key!);
+      const node = this.#byKey.get(key!);
+      if (!node) continue;
+      try {
+        await this.#reconcile(node);
+      } catch (error) {
+        this.#context.log('garbage collection failed; retried on the next change', { key, error: (error as Error).message });
+      }
+    }
+  }
+
+  async #reconcile(node: Node): Promise<void> {
+    if (hasFinalizer(node.object, orphanFinalizer)) await this.#orphanDependents(node);
+    else if (hasFinalizer(node.object, foregroundFinalizer)) await this.#deleteDependentsFirst(node);
+    await this.#collectIfOwnersGone(node);
+  }
+
+  /** Background propagation and dangling references: delete when no owner exists. */
+  async #collectIfOwnersGone(node: Node): Promise<void> {
+    const references = ownerReferencesOf(node.object);
+    if (references.length === 0) return;
+    const gone = references.filter((reference) => !this.#byUid.has(reference.uid));
+    if (gone.length === 0) return;
+    if (gone.length === references.length) {
+      if (node.object.metadata.deletionTimestamp === undefined) await this.#delete(node, 'Background');
+      return;
+    }
+    await this.#removeOwnerReferences(node, new Set(gone.map((reference) => reference.uid)));
+  }
+
+  async #orphanDependents(owner: Node): Promise<void> {
+    const uid = owner.object.metadata.uid ?? '';
+    for (const dependentKey of [...(this.#dependents.get(uid) ?? [])]) {
+      const dependent = this.#byKey.get(dependentKey);
+      if (dependent) await this.#removeOwnerReferences(dependent, new Set([uid]));
+    }
+    if ((this.#dependents.get(uid)?.size ?? 0) === 0) await this.#removeFinalizer(owner, orphanFinalizer);
+  }
+
+  async #deleteDependentsFirst(owner: Node): Promise<void> {
+    const uid = owner.object.metadata.uid ?? '';
+    const dependents = [...(this.#dependents.get(uid) ?? [])].flatMap((key) => this.#byKey.get(key) ?? []);
+    for (const dependent of dependents) {
+      if (dependent.object.metadata.deletionTimestamp === undefined) await this.#delete(dependent, 'Foreground');
+    }
+    const blocking = dependents.filter((dependent) => this.#byKey.has(keyString(dependent.key))
+      && ownerReferencesOf(dependent.object).some((reference) => reference.uid === uid && reference.blockOwnerDeletion));
+    if (blocking.length === 0) await this.#removeFinalizer(owner, foregroundFinalizer);
+  }
+
+  async #delete(node: Node, propagationPolicy: 'Background' | 'Foreground'): Promise<void> {
+    if (this.#stopped) return;
+    await this.#context.propose({
+      type: 'delete', key: node.key, at: this.#context.now(), propagationPolicy,
+      preconditions: { uid: node.object.metadata.uid ?? '' },
+    });
+  }
+
+  async #removeOwnerReferences(node: Node, uids: ReadonlySet<string>): Promise<void> {
+    const kept = (node.object.metadata.ownerReferences ?? []).filter((reference) =>
+      !(reference !== null && typeof reference === 'object' && !Array.isArray(reference) && uids.has(String(reference['uid']))));
+    const metadata = { ...node.object.metadata } as KubeObject['metadata'];
+    if (kept.length > 0) metadata.ownerReferences = kept as JsonValue[];
+    else delete metadata.ownerReferences;
+    await this.#update(node, metadata);
+  }
+
+  async #removeFinalizer(node: Node, finalizer: string): Promise<void> {
+    const metadata = { ...node.object.metadata, finalizers: (node.object.metadata.finalizers ?? []).filter((item) => item !== finalizer) };
+    await this.#update(node, metadata);
+  }
+
+  async #update(node: Node, metadata: KubeObject['metadata']): Promise<void> {
+    if (this.#stopped) return;
+    const object = structuredClone({ ...node.object, metadata }) as KubeObject;
+    await this.#context.propose({
+      type: 'update', key: node.key, object, at: this.#context.now(),
+      preconditions: { resourceVersion: node.object.metadata.resourceVersion ?? '' },
+    });
+  }
+}
