@@ -7,7 +7,7 @@
 // previous one and replays the WAL from there.
 import type { Entry, HardState, RestoredState, Snapshot } from '../core/index.ts';
 import { assert } from '../stdx/index.ts';
-import { CorruptLogError, SnapshotMissingError } from './errors.ts';
+import { SnapshotMissingError } from './errors.ts';
 import { SnapshotStore } from './snapshot-store.ts';
 import type { RaftStorage } from './storage.ts';
 import { Wal } from './wal.ts';
@@ -34,7 +34,12 @@ export class DiskStorage implements RaftStorage {
     for (const file of loaded.quarantined) options.onCorruptSnapshot?.(file);
     const wal = await Wal.open(dataDir, options);
     try {
-      const entries = logAfterSnapshot(wal.recovered, loaded.newest, dataDir);
+      const { entries, staleLog } = logAfterSnapshot(wal.recovered, loaded.newest, dataDir);
+      if (staleLog) {
+        // Repair: the missing marker, so the stale log stays replaced on every later replay.
+        const { index, term } = loaded.newest!.meta;
+        await wal.appendSnapshotMarker({ index, term }, wal.recovered.hardState);
+      }
       const recovered: RestoredState = loaded.newest === undefined
         ? { hardState: wal.recovered.hardState, entries }
         : { hardState: wal.recovered.hardState, entries, snapshot: loaded.newest };
@@ -67,12 +72,14 @@ export class DiskStorage implements RaftStorage {
   }
 }
 
-/** The WAL's entries after `snapshot`, checked to continue it without a gap. */
-function logAfterSnapshot(wal: WalState, snapshot: Snapshot | undefined, dataDir: string): Entry[] {
+/** The WAL's entries after `snapshot`, checked to continue it without a gap; `staleLog` when
+ *  the WAL held a log that the snapshot replaced (then no entries are kept). */
+function logAfterSnapshot(wal: WalState, snapshot: Snapshot | undefined, dataDir: string): { entries: Entry[]; staleLog: boolean } {
   const floor = wal.snapshotFloor;
   if (floor !== undefined && (snapshot === undefined || snapshot.meta.index < floor.index)) {
     throw new SnapshotMissingError(dataDir, floor.index, snapshot?.meta.index);
   }
+  assert(floor === undefined || wal.entries.length === 0 || wal.entries[0]!.index > floor.index, 'entries follow the floor');
   const snapshotIndex = snapshot?.meta.index ?? 0;
   const first = wal.entries[0];
   if (first !== undefined && first.index > snapshotIndex + 1) {
@@ -80,7 +87,12 @@ function logAfterSnapshot(wal: WalState, snapshot: Snapshot | undefined, dataDir
   }
   const atSnapshot = wal.entries.find((entry) => entry.index === snapshotIndex);
   if (snapshot !== undefined && atSnapshot !== undefined && atSnapshot.term !== snapshot.meta.term) {
-    throw new CorruptLogError(dataDir, -1, `entry ${snapshotIndex} of term ${atSnapshot.term} contradicts the snapshot's term ${snapshot.meta.term}`);
+    // A crash between writing an installed snapshot's file and its WAL marker: the log is the
+    // stale one the snapshot replaced. The snapshot holds committed state, so everything the
+    // log has from its index on conflicts with it and was never committed: drop it.
+    return { entries: [], staleLog: true };
   }
-  return wal.entries.filter((entry) => entry.index > snapshotIndex);
+  const after = wal.entries.filter((entry) => entry.index > snapshotIndex);
+  assert(after.length === 0 || after[0]!.index === snapshotIndex + 1, 'the log continues the snapshot');
+  return { entries: after, staleLog: false };
 }

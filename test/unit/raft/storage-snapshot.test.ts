@@ -114,6 +114,22 @@ describe('raft storage - WAL compaction and recovery from snapshot + WAL', () =>
     await expect(DiskStorage.open(dataDir)).rejects.toBeInstanceOf(SnapshotMissingError);
   });
 
+  it('drops a stale log left by a crash between an installed snapshot\'s file and its WAL marker', async () => {
+    const wal = await Wal.open(dataDir);
+    await wal.append(entries(1, 30, 1), hardState);
+    await wal.close();
+    const { store } = await SnapshotStore.open(dataDir);
+    await store.save(snapshotAt(20, 3)); // crash here: no marker was written
+    const reopened = await DiskStorage.open(dataDir);
+    expect(reopened.recovered.snapshot?.meta).toMatchObject({ index: 20, term: 3 });
+    expect(reopened.recovered.entries).toEqual([]);
+    await reopened.append(entries(21, 21, 3));
+    await reopened.close();
+    const again = await DiskStorage.open(dataDir); // the repair marker keeps the stale log out
+    expect(again.recovered.entries.map((entry) => [entry.index, entry.term])).toEqual([[21, 3]]);
+    await again.close();
+  });
+
   it('keeps the configuration-entry flag of logged entries', async () => {
     const wal = await Wal.open(dataDir);
     const data = new TextEncoder().encode('{"voters":["a"],"learners":[]}');
