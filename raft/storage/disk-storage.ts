@@ -81,6 +81,9 @@ function logAfterSnapshot(wal: WalState, snapshot: Snapshot | undefined, dataDir
   }
   assert(floor === undefined || wal.entries.length === 0 || wal.entries[0]!.index > floor.index, 'entries follow the floor');
   const snapshotIndex = snapshot?.meta.index ?? 0;
+  const walLastIndex = wal.entries.at(-1)?.index ?? floor?.index ?? 0;
+  // The same crash with a log shorter than the snapshot: appends continue at its index + 1.
+  if (walLastIndex < snapshotIndex) return { entries: [], staleLog: true };
   const first = wal.entries[0];
   if (first !== undefined && first.index > snapshotIndex + 1) {
     throw new SnapshotMissingError(dataDir, first.index - 1, snapshot?.meta.index);

@@ -130,6 +130,21 @@ describe('raft storage - WAL compaction and recovery from snapshot + WAL', () =>
     await again.close();
   });
 
+  it('continues after an installed snapshot beyond a shorter log whose marker a crash lost', async () => {
+    const wal = await Wal.open(dataDir);
+    await wal.append(entries(1, 5, 1), hardState);
+    await wal.close();
+    const { store } = await SnapshotStore.open(dataDir);
+    await store.save(snapshotAt(20, 3));
+    const reopened = await DiskStorage.open(dataDir);
+    expect(reopened.recovered.entries).toEqual([]);
+    await reopened.append(entries(21, 22, 3));
+    await reopened.close();
+    const again = await DiskStorage.open(dataDir);
+    expect(again.recovered.entries.map((entry) => entry.index)).toEqual([21, 22]);
+    await again.close();
+  });
+
   it('keeps the configuration-entry flag of logged entries', async () => {
     const wal = await Wal.open(dataDir);
     const data = new TextEncoder().encode('{"voters":["a"],"learners":[]}');
