@@ -1,5 +1,7 @@
 // Owns: RawNode, the single-threaded facade the driver uses (etcd's RawNode): tick, step,
-// propose, readIndex, then ready()/advance() to collect effects. Pure; not reentrant.
+// propose, readIndex, membership changes, leadership transfer, log compaction (snapshotMeta,
+// compact), then ready()/advance() to collect effects (ordering contract in ready.ts). Pure;
+// not reentrant. The API only grows: the simulator drives it too.
 // Must not be stepped, ticked or proposed to between ready() and advance(): the driver buffers
 // inputs while it persists, which keeps the unstable-log bookkeeping trivially correct.
 import { assert } from '../stdx/index.ts';

@@ -1,5 +1,6 @@
-// Owns: how a leader sends appends and heartbeats to followers (Raft paper §5.3). Pure.
-// Must not change roles or terms: it only reads the log and updates Progress bookkeeping.
+// Owns: how a leader sends appends and heartbeats to followers (Raft paper §5.3), and the
+// switch to InstallSnapshot for a follower that needs compacted entries. Pure. Must not change
+// roles or terms: it only reads the log and updates Progress bookkeeping.
 import { assert } from '../stdx/index.ts';
 import { entriesPerAppendMax } from './limits.ts';
 import type { Raft } from './raft.ts';

@@ -1,6 +1,8 @@
-// Owns: follower message handling: appendEntries (consistency check, conflict overwrite,
-// commit), and vote granting, which every role shares. Pure; called only from Raft.step after
-// terms were reconciled, so `message.term === raft.term` here.
+// Owns: follower message handling: appendEntries (consistency check, conflict overwrite with
+// fast-backtracking hints, commit, configuration changes on append), dispatch of
+// InstallSnapshot (snapshot-transfer.ts) and TimeoutNow (transfer.ts), and (pre)vote granting,
+// which every role shares. Pure; called only from Raft.step after terms were reconciled, so
+// `message.term === raft.term` here (a PreVote request may carry the next term).
 import { assert } from '../stdx/index.ts';
 import type { Raft } from './raft.ts';
 import { handleInstallSnapshot } from './snapshot-transfer.ts';

@@ -1,5 +1,7 @@
 // Owns: leader message handling: append acknowledgements (match/next bookkeeping, commit,
-// ReadIndex confirmation) and backtracking on rejection. Pure; called only from Raft.step with
+// ReadIndex confirmation), backtracking on rejection (fast backtracking by conflict term,
+// thesis §5.3), snapshot chunk answers (snapshot-transfer.ts) and finishing a leadership
+// transfer once the target is caught up (transfer.ts). Pure; called only from Raft.step with
 // `message.term === raft.term`.
 import { assert } from '../stdx/index.ts';
 import type { Raft } from './raft.ts';

@@ -6,6 +6,9 @@
 // snapshot, persists it (DiskStorage: snapshot file, WAL marker, release of old segments) and
 // compacts the core's log. A snapshot received from the leader arrives in a Ready and is
 // persisted before anything else in it, then restored into the state machine before applying.
+// Membership (changeMembership) and leadership transfer (transferLeadership) are queued like
+// proposals and handed to the core by the loop; their promises settle on apply (membership)
+// or when this member sees the new leader (transfer).
 // Group commit: inputs that arrive while an iteration awaits its fsync (or within one event-loop
 // turn) are taken together by the next iteration: one append, one fsync. The loop is the only
 // caller of the core, the state machine and the storage, so none of them sees concurrency.

@@ -44,6 +44,30 @@ describe('raft core - membership changes', () => {
     for (const id of ['a', 'b', 'c']) expect(voters(network.node(id))).toEqual(['a', 'b', 'c']);
     expect(network.member('c').state.filter((text) => text.length > 0 && !text.startsWith('{')))
       .toEqual(['solo', 'while-b-learns', 'after-b', 'while-c-learns', 'after-c']);
+    // Three voters now: a alone is no quorum.
+    const commit = network.node('a').status().commitIndex;
+    network.isolate('a');
+    network.node('a').propose(encode('alone'));
+    network.pump();
+    expect(network.node('a').status().commitIndex).toBe(commit);
+    network.heal();
+    settle(network, 'a');
+    expect(network.node('a').status().commitIndex).toBeGreaterThan(commit);
+  });
+
+  it('a learner added after compaction receives the snapshot with the configuration, then the log', () => {
+    const network = new CoreNetwork(['a'], {}, 10, { snapshotChunkBytes: 100 });
+    network.tick('a');
+    for (let position = 0; position < 30; position += 1) network.node('a').propose(encode(`early${position}`));
+    network.flush();
+    network.compact('a');
+    network.addMember('b', ['a']);
+    change(network, 'a', { type: 'addLearner', id: 'b' });
+    network.node('a').propose(encode('late'));
+    settle(network, 'a', 5);
+    expect(network.member('b').snapshot?.meta.configuration).toEqual({ voters: ['a'], learners: [] });
+    expect(network.node('b').configuration()).toEqual({ voters: ['a'], learners: ['b'] });
+    expect(network.member('b').state).toEqual(network.member('a').state);
   });
 
   it('refuses a second change until the first committed, and a promotion of a lagging learner', () => {
