@@ -13,14 +13,17 @@
 // Loss: Raft tolerates loss, reordering and duplication (Raft paper §5.3, 5.5), so every
 // overflow here drops instead of blocking: a full peer queue drops its oldest non-vote message
 // (votes and TimeoutNow are tiny and decide liveness, appends and heartbeats are re-sent by the
-// leader); a message larger than max_payload on its own is dropped and counted. While the
+// leader). An append larger than the server's max_payload is split into valid smaller appends
+// (framesWithin); only a single entry larger than max_payload is dropped, counted and logged
+// (nats-server's max_payload must exceed the largest entry). While the
 // connection is down nothing is published (nats.js would buffer it without a bound); the peer
 // queues keep their bounded, newest content, and are flushed once the client has reconnected
 // (nats.js reconnects forever with natsConnectionOptions and re-creates subscriptions itself).
 // The member's Raft state is untouched by any of this: it simply hears nothing for a while.
 //
-// Must not: interpret messages beyond their `type` (for the overflow policy) and `to`, or own
-// the connection's lifetime (the caller opens and closes it).
+// Must not: interpret messages beyond their `type` (for the overflow policy), `to`, and the
+// entries of an append it must split; or own the connection's lifetime (the caller opens and
+// closes it).
 import { connect } from '@nats-io/transport-node';
 import type { ConnectionOptions, Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Message, NodeId } from '../core/index.ts';
@@ -74,8 +77,10 @@ export interface NatsTransportStats {
   readonly receivedMessages: number;
   /** Dropped by the peer-queue overflow policy. */
   readonly droppedOverflow: number;
-  /** Dropped because one message alone exceeded the server's max_payload. */
+  /** Dropped because one message alone exceeded the server's max_payload (and could not be split). */
   readonly droppedOversized: number;
+  /** Extra appendEntries messages made by splitting one that exceeded max_payload. */
+  readonly splitAppends: number;
   /** Dropped because publish failed (connection closed). */
   readonly droppedPublish: number;
   readonly decodeErrors: number;
@@ -130,6 +135,36 @@ function approximateBytes(message: Message): number {
   return messageOverheadBytes;
 }
 
+export interface FittedFrames {
+  readonly frames: readonly Uint8Array[];
+  /** Appends made beyond the first by splitting. */
+  readonly splits: number;
+  /** A single entry (or a non-append message) exceeds the payload on its own: nothing to send. */
+  readonly oversized: boolean;
+}
+
+/**
+ * Encodes `message` as frames of at most `payloadMax` bytes each (with the version byte). An
+ * appendEntries too large for one NATS message is split into consecutive appends, each with the
+ * prevLogIndex/prevLogTerm of the entry before its first: every part is a valid append on its
+ * own (Raft §5.3), acknowledged on its own, and the follower clamps the commit index to each
+ * part's last entry. This keeps replication live whatever nats-server's max_payload (1 MiB by
+ * default) and the core's entries per append (up to 256 entries of up to 4 MiB) are.
+ */
+export function framesWithin(message: Message, payloadMax: number): FittedFrames {
+  const frame = encodeMessageFrame(message);
+  if (1 + frame.byteLength <= payloadMax) return { frames: [frame], splits: 0, oversized: false };
+  if (message.type !== 'appendEntries' || message.entries.length < 2) return { frames: [], splits: 0, oversized: true };
+  const middle = Math.floor(message.entries.length / 2);
+  const boundary = message.entries[middle - 1];
+  assert(boundary !== undefined, 'a split append has entries before its middle');
+  const head = framesWithin({ ...message, entries: message.entries.slice(0, middle) }, payloadMax);
+  const tail = framesWithin({
+    ...message, prevLogIndex: boundary.index, prevLogTerm: boundary.term, entries: message.entries.slice(middle),
+  }, payloadMax);
+  return { frames: [...head.frames, ...tail.frames], splits: head.splits + tail.splits + 1, oversized: head.oversized || tail.oversized };
+}
+
 /**
  * The bounded outgoing queue of one peer, with the drop-oldest-non-vote overflow policy.
  * Exported for unit tests only (not part of raft/transport's index).
@@ -180,7 +215,7 @@ export class NatsTransport implements Transport {
   #flushScheduled = false;
   #connected: boolean;
   #closed = false;
-  #stats = { sentMessages: 0, sentPayloads: 0, receivedMessages: 0, droppedOverflow: 0, droppedOversized: 0, droppedPublish: 0, decodeErrors: 0, misaddressed: 0 };
+  #stats = { sentMessages: 0, sentPayloads: 0, receivedMessages: 0, droppedOverflow: 0, droppedOversized: 0, splitAppends: 0, droppedPublish: 0, decodeErrors: 0, misaddressed: 0 };
 
   constructor(options: NatsTransportOptions) {
     this.subject = raftSubject(options.cluster, options.group, options.member);
@@ -269,19 +304,22 @@ export class NatsTransport implements Transport {
     let frames: Uint8Array[] = [];
     let bytes = 1;
     for (const message of messages) {
-      const frame = encodeMessageFrame(message);
-      if (1 + frame.byteLength > payloadMax) {
+      const fitted = framesWithin(message, payloadMax);
+      this.#stats.splitAppends += fitted.splits;
+      if (fitted.oversized) {
         this.#stats.droppedOversized += 1;
-        this.#log('raft message larger than NATS max_payload dropped', { type: message.type, to: message.to, bytes: frame.byteLength, payloadMax });
+        this.#log('raft entry larger than NATS max_payload dropped (raise max_payload in nats-server)', { type: message.type, to: message.to, payloadMax });
         continue;
       }
-      if (bytes + frame.byteLength > payloadMax) {
-        this.#publish(subject, frames);
-        frames = [];
-        bytes = 1;
+      for (const frame of fitted.frames) {
+        if (bytes + frame.byteLength > payloadMax) {
+          this.#publish(subject, frames);
+          frames = [];
+          bytes = 1;
+        }
+        frames.push(frame);
+        bytes += frame.byteLength;
       }
-      frames.push(frame);
-      bytes += frame.byteLength;
     }
     if (frames.length > 0) this.#publish(subject, frames);
   }

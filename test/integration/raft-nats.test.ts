@@ -167,9 +167,9 @@ describe('raft over NATS - 3 members in process on a 3-node nats-server cluster'
     await victim.kill();
     const during = await runConcurrently(60, 8, (position) => client.propose(createConfigMap(`nats-down-${position}`)));
     expect(during.every((result) => result.type === 'stored')).toBe(true);
-    // Appends in flight through the killed server are lost; a follower that missed the last
-    // ones catches up with the next write (the leader's next append exposes the gap), so
-    // convergence is checked after the writes below.
+    // Appends in flight through the killed server are lost; the leader re-probes a follower
+    // whose pipeline stalled, so every member converges without further writes.
+    await expectConverged();
     await waitFor(() => leader.transport.stats().connected && leader.connection.getServer() !== leaderServer,
       { timeoutMs: 10_000, description: 'the old leader to reconnect to another nats-server' });
     await victim.start();

@@ -1,8 +1,9 @@
 // deploy/store-client.ts and raft/node/proposal-service.ts against one real nats-server:
 // a proposal whose reply is late is retried with the same session and sequence and applied
 // once; a call with nobody to answer ends in a typed StoreDeadlineError; a garbage payload on
-// a member's Raft subject is counted, never delivered; and a 3-member group that loses NATS
-// altogether keeps its state and takes writes again once NATS is back.
+// a member's Raft subject is counted, never delivered; a 3-member group that loses NATS
+// altogether keeps its state and takes writes again once NATS is back; and on a server with a
+// small max_payload, appends too large for one NATS message are split and replication goes on.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -134,6 +135,34 @@ describe('raft over NATS - a 3-member group that loses NATS altogether', () => {
       for (const store of members) expect(store.state.get(configMapKey('before-0'))).toBeDefined();
     } finally {
       client.close();
+    }
+  });
+});
+
+describe('raft over NATS - appends larger than the server\'s max_payload (32 KiB)', () => {
+  it('splits them into valid appends: every member applies every write, nothing dropped', async () => {
+    const small = await NatsCluster.start(1, { maxPayloadBytes: 32 * 1024 });
+    const ids = ['p', 'q', 'r'];
+    const members: NatsStore[] = [];
+    const smallConnection = await connectNats(small.urls, 'small-payload-test');
+    const client = new StoreClient({ connection: smallConnection, cluster: 'small', group: 'main', attemptTimeoutMs: 2_000, deadlineMs: 30_000 });
+    try {
+      for (const id of ids) {
+        members.push(await openNatsStore({ id, peers: ids, natsServers: small.urls, dataDir: path.join(dir.path, `small-${id}`), cluster: 'small', group: 'main', tickIntervalMs: 20 }));
+      }
+      expect((await client.propose(createNamespace())).type).toBe('stored');
+      // 6 KiB objects, 32 at once: one Ready's append to a follower carries far more than 32 KiB.
+      const results = await runConcurrently(160, 32, (position) => client.propose(createConfigMap(`big-${position}`, 6 * 1024)));
+      const last = Math.max(...results.map(revisionOf));
+      await waitFor(() => members.every((store) => store.state.appliedIndex() >= last), { timeoutMs: 20_000, description: 'every member to apply every write' });
+      const stats = members.map((store) => store.transport.stats());
+      expect(stats.reduce((sum, stat) => sum + stat.splitAppends, 0)).toBeGreaterThan(0);
+      expect(stats.every((stat) => stat.droppedOversized === 0)).toBe(true);
+    } finally {
+      client.close();
+      await smallConnection.close().catch(() => undefined);
+      await Promise.all(members.map((store) => store.close().catch(() => undefined)));
+      await small.stopAll();
     }
   });
 });

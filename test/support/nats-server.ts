@@ -36,11 +36,16 @@ interface ServerPorts {
   readonly cluster: number | undefined;
 }
 
-function configText(name: string, ports: ServerPorts, storeDir: string, routes: readonly number[], clusterName: string): string {
+export interface NatsClusterOptions {
+  /** nats-server's max_payload; default testMaxPayloadBytes. */
+  readonly maxPayloadBytes?: number;
+}
+
+function configText(name: string, ports: ServerPorts, storeDir: string, routes: readonly number[], clusterName: string, maxPayloadBytes: number): string {
   const lines = [
     `server_name: ${name}`,
     `listen: 127.0.0.1:${ports.client}`,
-    `max_payload: ${testMaxPayloadBytes}`,
+    `max_payload: ${maxPayloadBytes}`,
     `jetstream { store_dir: ${JSON.stringify(storeDir)} }`,
   ];
   if (ports.cluster !== undefined) {
@@ -151,11 +156,11 @@ export class NatsCluster {
   }
 
   /** One server (size 1) or a routed cluster (size 3), each with JetStream; resolves once all are ready. */
-  static async start(size: 1 | 3 = 3): Promise<NatsCluster> {
+  static async start(size: 1 | 3 = 3, options: NatsClusterOptions = {}): Promise<NatsCluster> {
     let lastError: unknown;
     for (let attempt = 0; attempt < startAttempts; attempt++) {
       const dir = await makeTempDir('kstore-nats-');
-      const cluster = await NatsCluster.#configure(size, dir);
+      const cluster = await NatsCluster.#configure(size, dir, options.maxPayloadBytes ?? testMaxPayloadBytes);
       try {
         await Promise.all(cluster.servers.map((server) => server.start()));
         if (size > 1) await cluster.waitForRoutes();
@@ -170,7 +175,7 @@ export class NatsCluster {
     throw lastError;
   }
 
-  static async #configure(size: number, dir: TempDir): Promise<NatsCluster> {
+  static async #configure(size: number, dir: TempDir, maxPayloadBytes: number): Promise<NatsCluster> {
     const ports: ServerPorts[] = [];
     const taken = new Set<number>();
     const pick = async (): Promise<number> => {
@@ -190,7 +195,7 @@ export class NatsCluster {
       await mkdir(path.join(serverDir, 'jetstream'), { recursive: true });
       const routes = ports.filter((_, other) => other !== position).map((other) => other.cluster).filter((port): port is number => port !== undefined);
       const configFile = path.join(serverDir, 'nats.conf');
-      await writeFile(configFile, configText(name, serverPorts, path.join(serverDir, 'jetstream'), routes, 'kstore-test'));
+      await writeFile(configFile, configText(name, serverPorts, path.join(serverDir, 'jetstream'), routes, 'kstore-test', maxPayloadBytes));
       servers.push(new NatsServerProcess(name, `nats://127.0.0.1:${serverPorts.client}`, configFile));
     }
     return new NatsCluster(servers, dir);
