@@ -72,10 +72,18 @@ export class Progress {
     this.next = Math.max(this.next, this.match + 1);
     this.inflight = this.inflight.filter((lastIndex) => lastIndex > matchIndex);
     this.probeSent = false;
-    // A heartbeat answer during a snapshot transfer ends it only if the follower caught up.
-    if (this.state === 'snapshot' && this.match >= this.snapshotIndex) this.state = 'replicate';
-    if (this.state === 'probe') this.state = 'replicate';
+    // Leaving probe (or a snapshot transfer the follower no longer needs) for replicate: the
+    // pipeline restarts right after the match, as in etcd's BecomeReplicate. Keeping a `next`
+    // beyond it would skip entries the follower never received: a heartbeat's acknowledgement
+    // can arrive before (or instead of) the probe's.
+    const leaveSnapshot = this.state === 'snapshot' && this.match >= this.snapshotIndex;
+    if (this.state === 'probe' || leaveSnapshot) {
+      this.state = 'replicate';
+      this.next = this.match + 1;
+      this.inflight = [];
+    }
     assert(this.match < this.next, 'progress match must stay below next');
+    assert(this.state !== 'replicate' || this.inflight.length > 0 || this.next === this.match + 1, 'an empty pipeline resumes after the match');
     return advanced;
   }
 
