@@ -43,6 +43,8 @@ export const sessionWaitersMax = 10_000;
 /** Back-off between attempts while no leader is known: from 25 ms doubling to 400 ms. */
 export const retryBackoffMsMin = 25;
 export const retryBackoffMsMax = 400;
+/** Attempts in a row sent without back-off (following leader hints, after timeouts). */
+export const immediateRetriesMax = 3;
 /** How long clusterStatus() gathers answers from members. */
 export const statusGatherMsDefault = 500;
 
@@ -129,8 +131,7 @@ export class StoreClient {
   #sessionWaiters: { readonly resolve: (session: Session) => void; readonly reject: (error: Error) => void }[] = [];
   #leaderId: string | undefined = undefined;
   #closed = false;
-  /** Attempts beyond the first, over the client's life (for tests and metrics). */
-  retries = 0;
+  #retries = 0;
 
   constructor(options: StoreClientOptions) {
     this.subjects = storeSubjects(options.cluster, options.group);
@@ -140,6 +141,11 @@ export class StoreClient {
     if (!(this.#attemptTimeoutMs > 0 && this.#deadlineMs >= this.#attemptTimeoutMs)) {
       throw new TypeError('attemptTimeoutMs must be > 0 and deadlineMs >= attemptTimeoutMs');
     }
+  }
+
+  /** Attempts beyond the first, over the client's life (for tests and metrics). */
+  get retries(): number {
+    return this.#retries;
   }
 
   /** The leader as last reported by a member; undefined while unknown. */
@@ -197,16 +203,20 @@ export class StoreClient {
     const deadline = Date.now() + this.#deadlineMs;
     let backoffMs = retryBackoffMsMin;
     let lastProblem = 'none';
+    let immediateRetries = 0;
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new StoreClientClosedError();
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new StoreDeadlineError(what, this.#deadlineMs, attempt - 1, lastProblem);
-      if (attempt > 1) this.retries += 1;
+      if (attempt > 1) this.#retries += 1;
       const asked = this.#leaderId;
       const result = await this.#attempt(subjectFor(asked), payload, Math.min(this.#attemptTimeoutMs, remaining), asked, outcome);
       if (result.done) return result.value;
       lastProblem = result.problem;
-      if (!result.backoff) continue;
+      // Follow a leader hint (or retry a timeout) at once, but not endlessly: members that
+      // disagree about the leader during an election would otherwise bounce the request.
+      immediateRetries = result.backoff ? 0 : immediateRetries + 1;
+      if (!result.backoff && immediateRetries <= immediateRetriesMax) continue;
       await delay(Math.min(backoffMs, Math.max(0, deadline - Date.now())));
       backoffMs = Math.min(backoffMs * 2, retryBackoffMsMax);
     }

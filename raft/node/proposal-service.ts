@@ -115,7 +115,7 @@ export class ProposalService<Result> {
   readonly #subscriptions: Subscription[] = [];
   #inFlight = 0;
   #stopped = false;
-  forwarded = 0;
+  #forwarded = 0;
 
   private constructor(options: ProposalServiceOptions<Result>) {
     this.subjects = storeSubjects(options.cluster, options.group);
@@ -137,6 +137,11 @@ export class ProposalService<Result> {
 
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** Requests this member passed on to the leader (for tests and metrics). */
+  get forwarded(): number {
+    return this.#forwarded;
   }
 
   /** Unsubscribes (letting requests in progress finish) and waits for the unsubscribe to reach the server. */
@@ -181,7 +186,7 @@ export class ProposalService<Result> {
     if (status.role === 'leader' || status.leaderId === undefined || status.leaderId === this.#member) return false;
     try {
       this.#connection.publish(subjectTo(status.leaderId), message.data, { reply: message.reply });
-      this.forwarded += 1;
+      this.#forwarded += 1;
       return true;
     } catch (error) {
       this.#log('store service forward failed', { error: errorMessage(error) });
