@@ -12,8 +12,9 @@ import { CoreNetwork } from './core-network.ts';
 /** Steps per seed: enough for several elections, compactions and configuration changes. */
 const stepsPerSeed = 400;
 const seeds = 150;
-const ids = ['a', 'b', 'c'];
-const everyone = [...ids, 'd'];
+/** The group sizes swept (R=3 and R=5), each with one extra member that joins and leaves. */
+const groups = [['a', 'b', 'c'], ['a', 'b', 'c', 'e', 'f']] as const;
+const joiner = 'd';
 
 function isPrefix(shorter: readonly string[], longer: readonly string[]): boolean {
   return shorter.every((value, position) => longer[position] === value);
@@ -36,7 +37,7 @@ function checkSafety(network: CoreNetwork, leadersByTerm: Map<number, string>): 
   }
 }
 
-function randomStep(network: CoreNetwork, rng: Rng, step: number): void {
+function randomStep(network: CoreNetwork, rng: Rng, step: number, everyone: readonly string[]): void {
   const leader = network.leaders().find((id) => network.node(id).status().leadTransferee === undefined);
   const roll = rng.intBetween(0, 100);
   if (roll < 30 && leader !== undefined) network.node(leader).propose(new TextEncoder().encode(`s${step}`));
@@ -47,8 +48,8 @@ function randomStep(network: CoreNetwork, rng: Rng, step: number): void {
     if (network.node(id).status().appliedIndex > network.node(id).status().offsetIndex) network.compact(id, rng.intBetween(0, 4));
   } else if (roll < 46 && leader !== undefined) {
     const configuration = network.node(leader).configuration();
-    const type = configuration.voters.includes('d') ? 'remove' : configuration.learners.includes('d') ? 'promote' : 'addLearner';
-    network.node(leader).proposeMembershipChange({ type, id: 'd' });
+    const type = configuration.voters.includes(joiner) ? 'remove' : configuration.learners.includes(joiner) ? 'promote' : 'addLearner';
+    network.node(leader).proposeMembershipChange({ type, id: joiner });
   } else if (roll < 48 && leader !== undefined) {
     const voters = network.node(leader).configuration().voters.filter((id) => id !== leader);
     if (voters.length > 0) network.node(leader).transferLeadership(voters[rng.intBetween(0, voters.length)]!);
@@ -58,14 +59,15 @@ function randomStep(network: CoreNetwork, rng: Rng, step: number): void {
   network.pump();
 }
 
-function runSeed(seed: number): CoreNetwork {
+function runSeed(seed: number, ids: readonly string[]): CoreNetwork {
   const rng = createRng(seed);
+  const everyone = [...ids, joiner];
   const network = new CoreNetwork(ids, {}, 10, { snapshotChunkBytes: 24 });
-  network.addMember('d', ids);
+  network.addMember(joiner, ids);
   network.intercept = (message) => (rng.intBetween(0, 100) < 10 ? undefined : message);
   const leadersByTerm = new Map<number, string>();
   for (let step = 0; step < stepsPerSeed; step += 1) {
-    randomStep(network, rng, step);
+    randomStep(network, rng, step, everyone);
     checkSafety(network, leadersByTerm);
   }
   network.heal();
@@ -79,11 +81,11 @@ function runSeed(seed: number): CoreNetwork {
 }
 
 describe(`raft core - seeded fault sweep with compaction, membership and transfer (${seeds} seeds)`, () => {
-  it('keeps one leader per term and agreeing state machines, and converges once healed', () => {
+  it.each(groups.map((ids) => [ids.length, ids] as const))('R=%i: one leader per term, agreeing state machines, convergence once healed', (_, ids) => {
     for (let seed = 1; seed <= seeds; seed += 1) {
       let network: CoreNetwork;
       try {
-        network = runSeed(seed);
+        network = runSeed(seed, ids);
       } catch (error) {
         throw new Error(`seed ${seed}: ${String(error)}`, { cause: error });
       }
