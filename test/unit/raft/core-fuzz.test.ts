@@ -1,6 +1,6 @@
 // A seeded fault sweep over the core with everything this issue adds switched on together:
-// PreVote, message loss, partitions, log compaction with InstallSnapshot, membership changes
-// and leadership transfers. After every step: at most one leader per term, and every pair of
+// PreVote, message loss, partitions, crash-restarts from durable state (snapshot + log + hard
+// state), log compaction with InstallSnapshot, membership changes and leadership transfers. After every step: at most one leader per term, and every pair of
 // state machines agrees (one applied sequence is a prefix of the other). After healing, all
 // members of the final configuration converge. Complements the simulator in test/sim, which
 // drives the same RawNode with storage faults and a linearizability checker.
@@ -45,12 +45,15 @@ function randomStep(network: CoreNetwork, rng: Rng, step: number, everyone: read
   else if (roll < 40) network.heal();
   else if (roll < 43) {
     const id = everyone[rng.intBetween(0, everyone.length)]!;
-    if (network.node(id).status().appliedIndex > network.node(id).status().offsetIndex) network.compact(id, rng.intBetween(0, 4));
+    if (network.node(id).status().appliedIndex > (network.member(id).snapshot?.meta.index ?? 0)) network.compact(id, rng.intBetween(0, 4));
   } else if (roll < 46 && leader !== undefined) {
     const configuration = network.node(leader).configuration();
     const type = configuration.voters.includes(joiner) ? 'remove' : configuration.learners.includes(joiner) ? 'promote' : 'addLearner';
     network.node(leader).proposeMembershipChange({ type, id: joiner });
-  } else if (roll < 48 && leader !== undefined) {
+  } else if (roll < 47) {
+    const id = everyone[rng.intBetween(0, everyone.length)]!;
+    network.restart(id, step);
+  } else if (roll < 49 && leader !== undefined) {
     const voters = network.node(leader).configuration().voters.filter((id) => id !== leader);
     if (voters.length > 0) network.node(leader).transferLeadership(voters[rng.intBetween(0, voters.length)]!);
   } else {

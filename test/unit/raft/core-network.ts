@@ -3,10 +3,15 @@
 import { RawNode } from '../../../raft/core/index.ts';
 import type { Entry, HardState, Message, NodeId, RaftConfig, ReadState, RestoredState, Snapshot } from '../../../raft/core/index.ts';
 import { createRng } from '../../../raft/stdx/index.ts';
+import { MemoryStorage } from '../../../raft/storage/index.ts';
 
 export interface SimulatedMember {
   readonly id: NodeId;
-  readonly node: RawNode;
+  node: RawNode;
+  /** Durable storage as a restart sees it (snapshot, log after it, hard state). */
+  readonly durable: MemoryStorage;
+  /** The bootstrap voters and options it was started with, for restart(). */
+  readonly bootstrap: { readonly voters: readonly NodeId[]; readonly options: MemberOptions };
   /** What "storage" holds: the persisted log, overwritten suffixes included. */
   readonly stored: Entry[];
   storedHardState: HardState | undefined;
@@ -17,6 +22,8 @@ export interface SimulatedMember {
   /** The last snapshot persisted (taken locally or installed from the leader). */
   snapshot: Snapshot | undefined;
 }
+
+type MemberOptions = Partial<Pick<RaftConfig, 'preVote' | 'snapshotChunkBytes' | 'learners' | 'electionTicks'>>;
 
 export type Intercept = (message: Message) => Message | undefined;
 
@@ -31,7 +38,7 @@ export class CoreNetwork {
 
   constructor(
     ids: readonly NodeId[], restored: Partial<Record<NodeId, RestoredState>> = {}, electionTicks = 10,
-    options: Partial<Pick<RaftConfig, 'preVote' | 'snapshotChunkBytes' | 'learners'>> = {},
+    options: MemberOptions = {},
   ) {
     ids.forEach((id, position) => {
       const state = restored[id] ?? { hardState: { term: 0, vote: undefined, commit: 0 }, entries: [] };
@@ -41,6 +48,7 @@ export class CoreNetwork {
       });
       this.members.set(id, {
         id, node, stored: [...state.entries], storedHardState: state.hardState, applied: [], readStates: [], state: [], snapshot: undefined,
+        durable: new MemoryStorage(state), bootstrap: { voters: ids, options: { electionTicks, ...options } },
       });
     });
   }
@@ -53,9 +61,25 @@ export class CoreNetwork {
     });
     const member: SimulatedMember = {
       id, node, stored: [], storedHardState: undefined, applied: [], readStates: [], state: [], snapshot: undefined,
+      durable: new MemoryStorage(), bootstrap: { voters: bootstrapVoters, options: { electionTicks } },
     };
     this.members.set(id, member);
     return member;
+  }
+
+  /**
+   * Crashes and restarts `id` from its durable storage: the state machine restarts from the
+   * snapshot (if any) and replays the log; volatile state (role, leader, progress) is lost.
+   */
+  restart(id: NodeId, seed: number): void {
+    const member = this.member(id);
+    const restored = member.durable.durableState();
+    member.state = restored.snapshot === undefined ? [] : JSON.parse(text(restored.snapshot.data)) as string[];
+    member.snapshot = restored.snapshot;
+    member.node = new RawNode({
+      id, voters: member.bootstrap.voters, electionTicks: 10, heartbeatTicks: 1, ...member.bootstrap.options,
+      rng: createRng(seed), restored, appliedIndex: restored.snapshot?.meta.index ?? 0,
+    });
   }
 
   member(id: NodeId): SimulatedMember {
@@ -140,6 +164,7 @@ export class CoreNetwork {
     const meta = member.node.snapshotMeta(member.node.status().appliedIndex);
     const snapshot = { meta, data: new TextEncoder().encode(JSON.stringify(member.state)) };
     member.snapshot = snapshot;
+    void member.durable.saveSnapshot(snapshot, member.durable.durableState().hardState);
     member.node.compact(snapshot, retainEntries);
     return snapshot;
   }
@@ -150,6 +175,9 @@ export class CoreNetwork {
 
   #handleReady(member: SimulatedMember): void {
     const ready = member.node.ready();
+    // MemoryStorage does its work before its promise settles: durable once called.
+    if (ready.snapshot !== undefined) void member.durable.saveSnapshot(ready.snapshot, ready.hardState ?? member.durable.durableState().hardState);
+    void member.durable.append(ready.entries, ready.hardState);
     if (ready.hardState !== undefined) member.storedHardState = ready.hardState;
     const first = ready.entries[0];
     if (first !== undefined) member.stored.length = first.index - 1;
