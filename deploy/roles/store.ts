@@ -1,6 +1,7 @@
 // Owns: wiring of the `kstore store` role: one Raft member of a multi-member store, with the
 // actors/ ClusterState as its state machine, the NATS transport for Raft messages and the
-// proposal service for clients, a ready line, and a clean stop on SIGTERM/SIGINT.
+// proposal service for clients, a ready line, and a clean stop on SIGTERM/SIGINT (a leader
+// first hands leadership to a peer).
 // Wiring only: no logic of its own (openNatsStore is also used by in-process tests).
 import path from 'node:path';
 import { ClusterState } from '../../actors/index.ts';
@@ -22,6 +23,13 @@ export interface StoreFlags {
 
 export type StoreLog = (message: string, fields?: Record<string, unknown>) => void;
 
+/**
+ * How long a stopping leader waits for one peer to take over (Raft thesis §3.10) before trying
+ * the next: a caught-up peer wins within a round trip or two; a peer that is down or behind is
+ * not worth more than a second of shutdown time.
+ */
+export const handOffTimeoutMs = 1_000;
+
 export interface NatsStore {
   readonly node: RaftNode<CommandResult>;
   readonly state: ClusterState;
@@ -29,6 +37,25 @@ export interface NatsStore {
   readonly service: ProposalService<CommandResult>;
   readonly connection: NatsConnection;
   close(): Promise<void>;
+}
+
+/**
+ * If this member leads, asks each other peer in turn to take over, so that clients see a new
+ * leader at once instead of after an election timeout. Returns the new leader, if any.
+ */
+export async function handOffLeadership(store: NatsStore, peers: readonly string[], log: StoreLog): Promise<string | undefined> {
+  const self = store.node.status().id;
+  for (const peer of peers) {
+    if (peer === self || store.node.status().role !== 'leader') continue;
+    try {
+      await store.node.transferLeadership(peer, handOffTimeoutMs);
+      log('leadership handed off', { to: peer });
+      return peer;
+    } catch (error) {
+      log('leadership hand-off failed', { to: peer, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return undefined;
 }
 
 /** Connects to NATS, opens the member's log and state machine, and starts serving clients. */
@@ -82,6 +109,7 @@ export async function runStore(flags: StoreFlags): Promise<void> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  await handOffLeadership(store, flags.peers, stderrLog(flags.id));
   await store.close();
   process.stdout.write('kstore store stopped\n');
 }

@@ -3,7 +3,8 @@
 // applied index on every member; kill -9 of the leader elects a new one while writes continue
 // through the client (the failover time is printed); the killed member restarts and catches
 // up; a paused (SIGSTOP) follower does not stop writes and catches up when resumed; killing
-// one nats-server does not stop writes; after a full restart every acknowledged write is there.
+// one nats-server does not stop writes; a leader stopped with SIGTERM hands leadership over;
+// after a full restart every acknowledged write is there.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -156,6 +157,21 @@ describe('raft over NATS - 3 kstore store processes on a 3-node nats-server clus
     await nats.waitForRoutes();
     const last = await client.propose(createConfigMap('nats-restored'));
     await converged(revisionOf(last));
+  });
+
+  it('hands leadership to a peer when the leader is stopped with SIGTERM; writes continue', async () => {
+    const current = await leader(3);
+    const stopping = processOf(current.id);
+    const stoppedAt = performance.now();
+    await stopping.stop('SIGTERM');
+    expect(stopping.output()).toMatch(/leadership handed off/);
+    const result = await client.propose(createConfigMap('after-hand-off'));
+    const resumedMs = performance.now() - stoppedAt;
+    const next = await leader(2);
+    expect(next.id).not.toBe(current.id);
+    console.log(`raft-nats 3 processes: SIGTERM of leader ${current.id} (hand-off to ${next.id}) to the next write: ${resumedMs.toFixed(0)} ms`);
+    await stopping.start();
+    await converged(revisionOf(result));
   });
 
   it('has every acknowledged write after a full restart of all members', async () => {
