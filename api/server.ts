@@ -16,6 +16,8 @@ import { registerResourceRoutes } from './endpoints/routes.ts';
 import { healthPlugin } from './health.ts';
 import type { HealthCheck } from './health.ts';
 import { PROTOBUF_MEDIA_TYPE } from './codecs/protobuf.ts';
+import { ApiMetrics, metricsPlugin } from './metrics.ts';
+import type { GaugeSource } from './metrics.ts';
 import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
 import { bodyDrainBytesMax, registerBodyLimit } from './body-limit.ts';
@@ -40,6 +42,8 @@ export interface ServerOptions {
   readonly logger?: boolean;
   /** Events the watch cache keeps for resumption (default cachedEventsMax). */
   readonly watchCacheEventsMax?: number;
+  /** Gauges read at scrape time (e.g. the Raft member's term and indexes). */
+  readonly gauges?: readonly GaugeSource[];
   /** BOOKMARK period for watches that allow them (default bookmarkIntervalMsDefault). */
   readonly bookmarkIntervalMs?: number;
   /** Injected for tests; defaults to the wall clock. */
@@ -68,6 +72,7 @@ function randomSuffix(): string {
 export interface ApiServer {
   readonly app: FastifyInstance;
   readonly cache: WatchCache;
+  readonly metrics: ApiMetrics;
 }
 
 export async function buildServer(options: ServerOptions): Promise<ApiServer> {
@@ -91,15 +96,22 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     cache.close();
     setTimeout(() => app.server.closeAllConnections(), shutdownGraceMs).unref();
   });
+  const metrics = new ApiMetrics();
+  metrics.addGauges([
+    { name: 'kstore_watchers', help: 'Open HTTP watches.', read: () => cache.watcherCount() },
+    { name: 'kstore_store_revision', help: 'Revision (Raft index) the API tier has reached.', read: () => options.store.currentRevision() },
+    ...(options.gauges ?? []),
+  ]);
   const context: EndpointContext = {
     store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix,
-    bookmarkIntervalMs: options.bookmarkIntervalMs ?? bookmarkIntervalMsDefault,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? bookmarkIntervalMsDefault, metrics,
   };
   await app.register(authnPlugin, { authenticators: [...options.authenticators] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
+  await app.register(metricsPlugin, { metrics });
   await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });
   await app.register(discoveryPlugin);
   await app.register(openapiPlugin);
   registerResourceRoutes(app, context);
-  return { app, cache };
+  return { app, cache, metrics };
 }

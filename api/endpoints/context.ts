@@ -9,6 +9,7 @@ import { apiVersionOf } from '../registry/kinds.ts';
 import type { ResourceKind } from '../registry/kinds.ts';
 import type { FieldChecks, FieldValidation } from '../registry/validation.ts';
 import { duplicateFields } from '../duplicate-fields.ts';
+import type { ApiMetrics } from '../metrics.ts';
 import type { StoreClient } from '../store-client.ts';
 import type { WatchCache } from '../watchcache/watch-cache.ts';
 import { badRequest, invalid } from '../status.ts';
@@ -25,6 +26,7 @@ export interface EndpointContext {
   readonly randomSuffix: () => string;
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK. */
   readonly bookmarkIntervalMs: number;
+  readonly metrics: ApiMetrics;
 }
 
 export type Query = Readonly<Record<string, string | string[] | undefined>>;

@@ -144,11 +144,13 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
   try {
     for await (const chunk of streamEvents(target, plan, selector, format, includeObjectOf(query))) {
       if (raw.destroyed) break;
+      context.metrics.watchEventSent(target.kind.group, target.kind.resource);
       if (!raw.write(chunk)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
     }
   } finally {
     clearTimeout(timer);
     clearInterval(bookmarks);
+    if (plan.watcher.closeReason !== undefined) context.metrics.watcherTerminated();
     plan.watcher.terminate(undefined);
     if (!raw.destroyed) raw.end();
   }

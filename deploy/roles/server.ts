@@ -58,6 +58,12 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
     authenticators: [certificateAuthenticator],
     authorizers: [systemMastersAuthorizer],
+    gauges: [
+      { name: 'kstore_raft_term', help: 'Current Raft term of this member.', read: () => store.node.status().term },
+      { name: 'kstore_raft_commit_index', help: 'Highest Raft index known committed.', read: () => store.node.status().commitIndex },
+      { name: 'kstore_raft_applied_index', help: 'Highest Raft index applied to the state machine.', read: () => store.node.status().appliedIndex },
+      { name: 'kstore_raft_is_leader', help: '1 when this member is the Raft leader.', read: () => (store.node.status().role === 'leader' ? 1 : 0) },
+    ],
     livez: [{ name: 'raft-log', check: async () => {
       const failure = store.node.status().failure;
       if (failure !== undefined) throw new Error(`raft member failed: ${failure}`);
