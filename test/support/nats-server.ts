@@ -103,12 +103,14 @@ export class NatsServerProcess {
       this.#exited = true;
       running.delete(child);
     });
-    await waitFor(async () => {
-      if (this.#exited) throw new Error(`nats-server ${this.name} exited`);
+    // A failed connect means "not yet"; an exit (e.g. the port was taken) ends the wait at once.
+    const outcome = await waitFor(async () => {
+      if (this.#exited) return 'exited';
       const connection = await connect({ servers: this.url, reconnect: false, timeout: 1_000 });
       await connection.close();
-      return true;
+      return 'ready';
     }, { timeoutMs: readyTimeoutMs, intervalMs: 50, description: `nats-server ${this.name} at ${this.url} to accept clients`, diagnostics: () => this.#output });
+    if (outcome === 'exited') throw new Error(`nats-server ${this.name} exited before accepting clients:\n${this.#output}`);
   }
 
   /** Sends `signal` and waits for the exit (SIGKILL after a deadline). */
