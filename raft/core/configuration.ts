@@ -30,6 +30,8 @@ export function isMember(configuration: Configuration, id: NodeId): boolean {
  * overlap (thesis §4.1), and no joint consensus is needed.
  */
 export function changedConfiguration(configuration: Configuration, change: MembershipChange): Configuration | string {
+  assertConfiguration(configuration);
+  assert(change.id.length > 0, 'a membership change names a member');
   const { voters, learners } = configuration;
   switch (change.type) {
     case 'addLearner':

@@ -37,6 +37,7 @@ export function proposeMembershipChange(raft: Raft, change: MembershipChange): M
   }
   const next = changedConfiguration(raft.configuration, change);
   if (typeof next === 'string') return refuse(MembershipRefusals.Invalid, next);
+  assert(next.voters.length > 0, 'a change never leaves the group without voters');
   if (change.type === 'promote') {
     const match = raft.progress.get(change.id)?.match ?? 0;
     const lag = raft.log.lastIndex() - match;

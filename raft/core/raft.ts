@@ -224,7 +224,9 @@ export class Raft {
 
   /** The real election: raise the term, vote for ourselves, ask every other voter (§5.2). */
   startElection(transfer: boolean): void {
+    assert(this.role !== 'leader', 'a leader does not start an election');
     this.becomeCandidate();
+    assert(this.vote === this.id && !this.preCandidate, 'a candidate voted for itself, for real');
     if (voteOutcome(this.voters, this.votes) === 'won') {
       this.becomeLeader();
       return;
@@ -252,6 +254,7 @@ export class Raft {
     this.#resetRoleState();
     this.preCandidate = true;
     this.votes.set(this.id, true);
+    assert(this.isVoter(), 'only a voter pre-campaigns');
   }
 
   becomeFollower(term: number, leaderId: NodeId | undefined): void {
@@ -263,6 +266,7 @@ export class Raft {
     this.role = 'follower';
     this.leaderId = leaderId;
     this.#resetRoleState();
+    assert(this.term === term, 'a follower is in the term it followed into');
   }
 
   becomeCandidate(): void {
@@ -295,6 +299,7 @@ export class Raft {
     assert(this.role === 'leader', 'only a leader commits by counting');
     const matches = this.voters.map((voter) => (voter === this.id ? this.log.stableIndex : this.progress.get(voter)!.match));
     const candidate = quorumValue(matches);
+    assert(candidate <= this.log.lastIndex(), `a quorum matched ${candidate} beyond our log`);
     // §5.4.2: never commit an entry of an earlier term by counting replicas.
     if (candidate <= this.log.commitIndex || this.log.termAt(candidate) !== this.term) return false;
     const firstCommitOfTerm = this.log.termAt(this.log.commitIndex) !== this.term;
@@ -347,6 +352,7 @@ export class Raft {
   }
 
   #answerStaleTerm(message: Message): void {
+    assert(message.term < this.term, 'only a stale message is answered with our term');
     // Tell a deposed leader or stale candidate about the newer term so it steps down (§5.1).
     if (message.type === 'appendEntries') {
       this.send({
@@ -364,6 +370,7 @@ export class Raft {
   }
 
   #tickElection(): void {
+    assert(this.role !== 'leader', 'a leader ticks its heartbeat, not an election');
     this.electionElapsed += 1;
     if (!this.isVoter()) {
       // Learners and members outside the configuration never campaign (thesis §4.2.1).
@@ -375,6 +382,7 @@ export class Raft {
   }
 
   #tickLeader(): void {
+    assert(this.role === 'leader', 'only a leader sends heartbeats');
     this.heartbeatElapsed += 1;
     this.electionElapsed += 1;
     tickTransfer(this);

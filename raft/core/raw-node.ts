@@ -135,6 +135,8 @@ export class RawNode {
       readStates: raft.readStates,
     };
     raft.readStates = [];
+    assert(ready.snapshot === undefined || ready.committedEntries.length === 0, 'a received snapshot is applied before any entry');
+    assert(!ready.sendAppendsBeforePersist || raft.role === 'leader', 'only a leader sends before persisting');
     this.#outstanding = ready;
     return ready;
   }

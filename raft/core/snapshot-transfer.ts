@@ -115,6 +115,7 @@ function installSnapshot(raft: Raft, snapshot: Snapshot): void {
 }
 
 function concatChunks(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
+  assert(chunks.length > 0, 'a snapshot has at least one chunk');
   if (chunks.length === 1) return new Uint8Array(chunks[0]!);
   const data = new Uint8Array(bytes);
   let offset = 0;

@@ -22,8 +22,9 @@ export function stepLeader(raft: Raft, message: Message): void {
 }
 
 function handleAppendResponse(raft: Raft, message: AppendResponse): void {
+  assert(raft.role === 'leader', 'only a leader handles append responses');
   const progress = raft.progress.get(message.from);
-  if (progress === undefined) return;
+  if (progress === undefined) return; // not (or no longer) a member
   progress.recentActive = true;
   progress.ackedRound = Math.max(progress.ackedRound, message.round);
   if (message.success) {

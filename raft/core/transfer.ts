@@ -22,6 +22,7 @@ export function transferLeadership(raft: Raft, targetId: NodeId): TransferResult
     raft.leadTransferee = targetId;
     raft.transferElapsed = 0;
   }
+  assert(raft.leadTransferee === targetId, 'the transfer targets the requested voter');
   if (progress.match === raft.log.lastIndex()) sendTimeoutNow(raft, targetId);
   else sendAppendIfReady(raft, targetId);
   return { accepted: true };
@@ -40,6 +41,7 @@ export function tickTransfer(raft: Raft): void {
   if (raft.leadTransferee === undefined) return;
   assert(raft.role === 'leader', 'only a leader transfers leadership');
   raft.transferElapsed += 1;
+  assert(raft.transferElapsed <= raft.electionTicks, 'a transfer outlived its election timeout');
   if (raft.transferElapsed >= raft.electionTicks) {
     raft.leadTransferee = undefined;
     raft.transferElapsed = 0;
