@@ -287,10 +287,13 @@ export class Raft {
     this.leaderId = this.id;
     this.#resetRoleState();
     for (const peer of this.peers()) this.progress.set(peer, new Progress(this.log.lastIndex() + 1));
-    // Conservatively treat any configuration entry in our log as uncommitted (etcd does too).
-    this.pendingConfigurationIndex = this.log.latestConfigurationIndex() ?? 0;
     // The no-op lets the new leader commit, and so learn the commit index, in its own term (§5.4.2).
     this.log.append([{ index: this.log.lastIndex() + 1, term: this.term, data: new Uint8Array(0) }]);
+    // No membership change until the no-op commits: that also commits any configuration entry
+    // before it, and it closes the single-server change bug (Ongaro, raft-dev 2015: a leader
+    // must commit an entry of its own term before changing the configuration; etcd does this
+    // with pendingConfIndex = lastIndex on becoming leader).
+    this.pendingConfigurationIndex = this.log.lastIndex();
     broadcastAppend(this);
   }
 

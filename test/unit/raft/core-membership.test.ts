@@ -137,3 +137,17 @@ describe('raft core - membership changes', () => {
     expect(voters(b)).toEqual(['a', 'b', 'c']); // truncated: back to the bootstrap configuration
   });
 });
+
+describe('raft core - membership changes after an election', () => {
+  it('a new leader refuses a change until its no-op commits (the single-server change bug)', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.intercept = (message) => (message.type === 'appendResponse' ? undefined : message);
+    network.electByTicks('a');
+    expect(network.node('a').status().commitIndex).toBe(0);
+    expect(network.node('a').proposeMembershipChange({ type: 'remove', id: 'c' })).toMatchObject({ accepted: false, reason: 'changeInProgress' });
+    network.intercept = undefined;
+    network.tick('a', 3);
+    network.pump();
+    expect(network.node('a').proposeMembershipChange({ type: 'remove', id: 'c' }).accepted).toBe(true);
+  });
+});
