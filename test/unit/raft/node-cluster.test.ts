@@ -1,5 +1,7 @@
-// RaftNode membership changes over the memory hub: growing 1 → 3 with learners and promotion
-// while proposals continue, removing a member, and refusals. Real files and timers.
+// RaftNode clusters over the memory hub: membership changes (growing 1 → 3 with learners and
+// promotion while proposals continue, removal, refusals, recovery of the configuration),
+// leadership transfer, and PreVote keeping a rejoining member from disrupting the leader.
+// Real files and timers.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,7 +46,7 @@ async function changeWhenReady(node: RaftNode<string>, change: MembershipChange)
   }
 }
 
-describe('raft node - membership changes over the memory hub', () => {
+describe('raft node - clusters over the memory hub: membership, transfer, PreVote', () => {
   it('grows 1 → 3 with learners and promotion while proposals continue, then removes a member', async () => {
     const hub = new MemoryHub();
     const machines = new Map(['a', 'b', 'c'].map((id) => [id, new ListStateMachine()]));
@@ -127,6 +129,29 @@ describe('raft node - membership changes over the memory hub', () => {
     await expect(leader.propose(encode('old leader'))).rejects.toBeInstanceOf(NotLeaderError);
     expect((await target.propose(encode('after'))).result).toBe('applied:after');
     await expect(target.transferLeadership('nobody')).rejects.toBeInstanceOf(TransferFailedError);
+  });
+
+  it('a follower isolated for many election timeouts rejoins without changing the leader\'s term (PreVote)', async () => {
+    const hub = new MemoryHub();
+    const ids = ['a', 'b', 'c'];
+    const nodes = await Promise.all(ids.map(async (id) => {
+      const node = await RaftNode.open({ id, peers: ids, dataDir: path.join(baseDir, id), stateMachine: new ListStateMachine(), transport: hub.connect(id), ...timing });
+      openNodes.add(node);
+      return node;
+    }));
+    await waitFor(() => nodes.some((node) => node.status().role === 'leader'), 5_000, 'a leader');
+    const leader = nodes.find((node) => node.status().role === 'leader')!;
+    const follower = nodes.find((node) => node !== leader)!;
+    const term = leader.status().term;
+    hub.isolate(follower.status().id, ids);
+    // Heartbeats to it are dropped every 5 ms tick: 400 drops are 20+ election timeouts.
+    await waitFor(() => hub.droppedMessages > 400, 10_000, 'many election timeouts in isolation');
+    expect(follower.status().term).toBe(term);
+    hub.heal();
+    const marker = await leader.propose(encode('after-heal'));
+    await waitFor(() => follower.status().appliedIndex >= marker.index, 5_000, 'the follower to rejoin');
+    expect(leader.status()).toMatchObject({ role: 'leader', term });
+    expect(follower.status()).toMatchObject({ role: 'follower', term, leaderId: leader.status().id });
   });
 
   it('refuses a change on a follower and a promotion of a non-learner', async () => {
