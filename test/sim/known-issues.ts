@@ -1,8 +1,6 @@
-// Owns: the list of known raft/core defects the simulator reproduces but this repository has not
-// fixed yet, each with a name, a description and how the simulator recognizes it. A violation
-// attributed to a known issue is still a violation (npm run sim reports it and exits 1); the CI
-// test tolerates only these, and separately asserts that each still reproduces, so the entry
-// is deleted (and CI tightens) as soon as the core is fixed.
+// Owns: the raft/core defects the simulator has found (both are fixed in raft/core), with how
+// the simulator recognizes each, so that a regression is reported by name. A violation
+// attributed to one is still a violation: npm run sim exits 1 and the CI sweep fails on it.
 
 export const knownCoreIssues = {
   'idle-replication-stall':

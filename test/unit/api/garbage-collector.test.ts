@@ -57,7 +57,8 @@ describe('garbage collector', () => {
   it('Foreground: the owner waits with foregroundDeletion until blocking dependents are gone', async () => {
     const owner = await create('owner');
     await create('child', [{ name: 'owner', uid: owner.metadata.uid }], true);
-    await harness.request('PUT', `${cms}/child`, { ...(await harness.request('GET', `${cms}/child`)).json(), metadata: { ...(await harness.request('GET', `${cms}/child`)).json().metadata, finalizers: ['example.com/hold'] } });
+    const fresh = (await harness.request('GET', `${cms}/child`)).json<{ metadata: Record<string, unknown> }>();
+    await harness.request('PUT', `${cms}/child`, { ...fresh, metadata: { ...fresh.metadata, finalizers: ['example.com/hold'] } });
     const response = await harness.request('DELETE', `${cms}/owner`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' });
     expect(response.json().metadata.finalizers).toEqual(['foregroundDeletion']);
     await waitFor(async () => (await harness.request('GET', `${cms}/child`)).json().metadata.deletionTimestamp !== undefined, { ...deadline, description: 'child deleting' });
