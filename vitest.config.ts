@@ -8,6 +8,9 @@ export default defineConfig({
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
       { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000, pool: 'forks' } },
       { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000, pool: 'forks' } },
+      // Real processes under injected faults; groupOrder 1 runs it after the other projects, alone,
+      // so their CPU use on a 2-core machine does not stretch its election timeouts.
+      { test: { name: 'fault', include: ['test/fault/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 60_000, pool: 'forks', sequence: { groupOrder: 1 } } },
     ],
   },
 });
