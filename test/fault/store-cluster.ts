@@ -250,7 +250,7 @@ export class StoreCluster {
     }, { timeoutMs, intervalMs: 50, description: `one leader agreed on by ${expected} members`, diagnostics: () => this.diagnostics() });
   }
 
-  /** SIGKILLs every member and starts them again on the same data directories. */
+  /** Stops every member with `signal` (default SIGKILL) and starts them again on the same data directories. */
   async restartAll(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     await Promise.all(this.members.map((member) => member.stop(signal)));
     await Promise.all(this.members.map((member) => member.start()));
