@@ -152,7 +152,22 @@ function snapshotsTaken(cluster: StoreCluster): SnapshotTaken[] {
   return taken.sort((left, right) => left.index - right.index || left.member.localeCompare(right.member));
 }
 
-async function benchKstore(): Promise<SystemResult & { readonly proposalBytes: number; readonly catchUp: CatchUpResult | { readonly skipped: string }; readonly snapshots: SnapshotTaken[] }> {
+/**
+ * Every "raft became leader" the members logged, with its term: one is the first election and
+ * one the failover; any other is a leader change no one asked for (a member paused too long).
+ */
+function leadersElected(cluster: StoreCluster): { readonly member: string; readonly term: number }[] {
+  const elected: { member: string; term: number }[] = [];
+  for (const member of cluster.members) {
+    for (const match of member.output().matchAll(/raft became leader \{"term":(\d+)\}/g)) elected.push({ member: member.id, term: Number(match[1]) });
+  }
+  return elected.sort((left, right) => left.term - right.term);
+}
+
+async function benchKstore(): Promise<SystemResult & {
+  readonly proposalBytes: number; readonly catchUp: CatchUpResult | { readonly skipped: string }; readonly snapshots: SnapshotTaken[];
+  readonly leaders: { readonly member: string; readonly term: number }[];
+}> {
   const nodeArgs = flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', flags['cpu-prof']];
   log(`starting kstore: 3 store members over ${natsServers} nats-server(s)`);
   const cluster = await StoreCluster.start({ cluster: 'bench', natsUrls: 'all', natsServers, nodeArgs });
@@ -176,12 +191,13 @@ async function benchKstore(): Promise<SystemResult & { readonly proposalBytes: n
       const result = await client.propose(command);
       if (result.type !== 'stored') throw new Error(`${command.type} ${name}: ${result.type}`);
     };
-    const sample: Command = { type: 'update', key: { group: '', resource: 'configmaps', namespace, name: 'c64-63' }, object: configMap('c64-63', valueOf(63, 1000)), at };
+    const sample: Command = { type: 'update', key: { group: '', resource: 'configmaps', namespace, name: 'l2-c64-63' }, object: configMap('l2-c64-63', valueOf(63, 1000)), at };
     const proposalBytes = encodeCommand({ version: commandVersion, command: sample, session: { id: '00000000-0000-0000-0000-000000000000', sequence: 1000 } }).byteLength;
     const results: LevelResult[] = [];
-    for (const concurrency of levels) {
+    for (const [position, concurrency] of levels.entries()) {
       log(`kstore: concurrency ${concurrency} for ${warmupMs} + ${durationMs} ms`);
-      const result = await runLevel(concurrency, warmupMs, durationMs, operationFor(`c${concurrency}`));
+      // Names unique per level (a level may repeat a concurrency): each proposer's first op creates.
+      const result = await runLevel(concurrency, warmupMs, durationMs, operationFor(`l${position}-c${concurrency}`));
       log(`kstore: ${JSON.stringify(result)}`);
       results.push(result);
     }
@@ -208,7 +224,7 @@ async function benchKstore(): Promise<SystemResult & { readonly proposalBytes: n
       catchUp = await kstoreCatchUp(cluster, failover.killed, operationFor('catch-up'));
       log(`kstore: ${JSON.stringify(catchUp)}`);
     }
-    return { levels: results, failover, catchUp, proposalBytes, snapshots: snapshotsTaken(cluster) };
+    return { levels: results, failover, catchUp, proposalBytes, snapshots: snapshotsTaken(cluster), leaders: leadersElected(cluster) };
   } finally {
     for (const client of clients) client.close();
     await Promise.all(connections.map((connection) => connection.close().catch(() => undefined)));
@@ -237,9 +253,9 @@ async function benchEtcd(executable: string): Promise<SystemResult> {
       }
     };
     const results: LevelResult[] = [];
-    for (const concurrency of levels) {
+    for (const [position, concurrency] of levels.entries()) {
       log(`etcd: concurrency ${concurrency} for ${warmupMs} + ${durationMs} ms`);
-      const result = await runLevel(concurrency, warmupMs, durationMs, operationFor(`c${concurrency}`));
+      const result = await runLevel(concurrency, warmupMs, durationMs, operationFor(`l${position}-c${concurrency}`));
       log(`etcd: ${JSON.stringify(result)}`);
       results.push(result);
     }
@@ -287,8 +303,9 @@ function machine(): Record<string, unknown> {
 }
 
 function ratios(kstore: readonly LevelResult[], etcd: readonly LevelResult[]): Record<string, unknown>[] {
-  return kstore.map((level) => {
-    const baseline = etcd.find((other) => other.concurrency === level.concurrency);
+  // Both systems ran the same list of levels, in order (a concurrency may repeat).
+  return kstore.map((level, position) => {
+    const baseline = etcd[position];
     const ratio = (a: number, b: number | undefined): number | null => (b === undefined || b === 0 || !Number.isFinite(a / b) ? null : Math.round((a / b) * 100) / 100);
     return {
       concurrency: level.concurrency,
@@ -325,7 +342,7 @@ async function main(): Promise<void> {
       kstore: { members: 3, natsServers, tickMs: 100, electionTicks: '10-20', proposalBytes: kstore.proposalBytes, client: `StoreClient x ${clientsMax} (NATS request/reply)` },
       etcd: { members: 3, heartbeatMs: 100, electionMs: 1000, client: 'HTTP/JSON gateway /v3/kv/put, keep-alive', requestTimeoutMs: etcdRequestTimeoutMs },
     },
-    kstore: { levels: kstore.levels, failover: kstore.failover, catchUpAfterRestart: kstore.catchUp, snapshotsTaken: kstore.snapshots },
+    kstore: { levels: kstore.levels, failover: kstore.failover, catchUpAfterRestart: kstore.catchUp, snapshotsTaken: kstore.snapshots, leadersElected: kstore.leaders },
     etcd,
     ratio: etcd.available ? ratios(kstore.levels, etcd.levels) : null,
   };
