@@ -2,6 +2,16 @@
 // each committed entry, applying it, the applied index, change notification to in-process
 // subscribers, the read side for the API tier in the same process (get, list, eventsSince,
 // lifecycleOf), and whole-state snapshots.
+// Snapshots (format 2): every distinct object (by content) is written once, in an `objects`
+// table, and records, history events (object and previous) and session results refer to it by
+// position; at a steady update load an object version otherwise appears three times (the
+// record or an event's object, the next event's previous, a session's result). Positions are
+// assigned in the order of first occurrence in a fixed traversal and keyed by content, so two
+// replicas in the same state write the same bytes. snapshotView() captures the state in O(n)
+// shallow copies (stored records, events and session entries are immutable) and serialises
+// it later chunk by chunk (the driver yields to its event loop between slices of chunks and
+// keeps applying meanwhile).
+// restore() reads formats 1 and 2.
 // Must not: read a clock, random numbers or I/O; reach into raft/ beyond its state-machine
 // types; or hand out mutable internal state. Stored objects and events are deep-frozen when
 // written and returned as they are (no copy: list costs O(log n + k), not a clone of every
@@ -15,7 +25,7 @@ import type { ChangeEvent } from './events.ts';
 import { deepFreeze } from './json.ts';
 import type { DeletionContext, DeletionStateName } from './machines/deletion.ts';
 import { History } from './mvcc/history.ts';
-import type { EventsSince, HistoryJson } from './mvcc/history.ts';
+import type { EventsSince, HistoryEntry, HistoryJson } from './mvcc/history.ts';
 import { ObjectIndex } from './mvcc/object-index.ts';
 import { collectionPrefix, keyString } from './object.ts';
 import type { CollectionKey, KubeObject, ObjectKey } from './object.ts';
@@ -24,7 +34,9 @@ import type { CommandResult } from './results.ts';
 import { SessionTable } from './sessions.ts';
 import type { SessionEntry } from './sessions.ts';
 
-export const snapshotVersion = 1;
+export const snapshotVersion = 2;
+/** Versions restore() accepts. */
+export const snapshotVersionsReadable: readonly number[] = [1, 2];
 
 /** Called after every applied entry, in log order; `events` may be empty (appliedIndex() moved). Must not throw. */
 export type ChangeListener = (events: readonly ChangeEvent[]) => void;
@@ -42,13 +54,136 @@ export interface ListResult {
   readonly revision: number;
 }
 
-/** The JSON document snapshot() writes (records in key order, sessions least recently used first). */
-interface SnapshotJson {
-  readonly version: typeof snapshotVersion;
+/** Format 1: every object inline (still restorable). */
+interface SnapshotJsonV1 {
+  readonly version: 1;
   readonly appliedIndex: number;
   readonly records: readonly ResourceRecord[];
   readonly history: HistoryJson;
   readonly sessions: readonly SessionEntry[];
+}
+
+/**
+ * The JSON document snapshot() writes (format 2): records in key order, history oldest first,
+ * sessions least recently used first; every `object`, event `previous` and session result
+ * `object` is a position in `objects`.
+ */
+interface SnapshotJsonV2 {
+  readonly version: 2;
+  readonly appliedIndex: number;
+  readonly objects: readonly KubeObject[];
+  readonly records: readonly (Omit<ResourceRecord, 'object'> & { readonly object: number })[];
+  readonly history: {
+    readonly compactedRevision: number;
+    readonly newestAtMillis: number | null;
+    readonly entries: readonly { readonly event: Omit<ChangeEvent, 'object' | 'previous'> & { readonly object: number; readonly previous?: number }; readonly atMillis: number }[];
+  };
+  readonly sessions: readonly (Omit<SessionEntry, 'result'> & { readonly result: Record<string, unknown> })[];
+}
+
+/** The state at one applied index, captured by shallow copies of immutable parts. */
+interface StateCapture {
+  readonly appliedIndex: number;
+  readonly records: readonly ResourceRecord[];
+  readonly history: HistoryJson;
+  readonly sessions: readonly SessionEntry[];
+}
+
+/**
+ * Writes a capture as format-2 JSON text, in pieces (each a complete JSON token sequence, so
+ * encoding the pieces one by one gives the bytes of the whole), with `null` now and then while
+ * the bodies are serialised (a point to yield at). Objects are numbered by content
+ * (an identity cache spares re-serialising the same stored object).
+ */
+function* snapshotPieces(capture: StateCapture): Generator<string | null, void, undefined> {
+  const texts = new Map<string, number>();
+  const byIdentity = new Map<object, number>();
+  const objectTexts: string[] = [];
+  const ref = (object: KubeObject): number => {
+    const known = byIdentity.get(object);
+    if (known !== undefined) return known;
+    const text = JSON.stringify(object);
+    let position = texts.get(text);
+    if (position === undefined) {
+      position = objectTexts.length;
+      objectTexts.push(text);
+      texts.set(text, position);
+    }
+    byIdentity.set(object, position);
+    return position;
+  };
+  // Bodies first (they assign positions), the object table is emitted before them.
+  const records: string[] = [];
+  for (const record of capture.records) {
+    records.push(JSON.stringify({ ...record, object: ref(record.object) }));
+    if (records.length % piecesPerCheck === 0) yield null;
+  }
+  const entries: string[] = [];
+  for (const entry of capture.history.entries) {
+    entries.push(JSON.stringify(historyEntryJson(entry, ref)));
+    if (entries.length % piecesPerCheck === 0) yield null;
+  }
+  const sessions: string[] = [];
+  for (const session of capture.sessions) {
+    sessions.push(JSON.stringify(sessionJson(session, ref)));
+    if (sessions.length % piecesPerCheck === 0) yield null;
+  }
+  yield `{"version":${snapshotVersion},"appliedIndex":${capture.appliedIndex},"objects":[`;
+  yield* joined(objectTexts);
+  yield '],"records":[';
+  yield* joined(records);
+  yield `],"history":{"compactedRevision":${capture.history.compactedRevision},"newestAtMillis":${JSON.stringify(capture.history.newestAtMillis)},"entries":[`;
+  yield* joined(entries);
+  yield ']},"sessions":[';
+  yield* joined(sessions);
+  yield ']}';
+}
+
+/** Items serialised between checks of the slice's time. */
+const piecesPerCheck = 64;
+
+function* joined(items: readonly string[]): Generator<string, void, undefined> {
+  for (let at = 0; at < items.length; at++) yield at === 0 ? items[at] as string : `,${items[at] as string}`;
+}
+
+function historyEntryJson(entry: HistoryEntry, ref: (object: KubeObject) => number): unknown {
+  const { event } = entry;
+  const compact = event.previous === undefined
+    ? { ...event, object: ref(event.object) }
+    : { ...event, object: ref(event.object), previous: ref(event.previous) };
+  return { event: compact, atMillis: entry.atMillis };
+}
+
+function sessionJson(session: SessionEntry, ref: (object: KubeObject) => number): unknown {
+  const { result } = session;
+  return 'object' in result ? { ...session, result: { ...result, object: ref(result.object) } } : session;
+}
+
+/** Encodes a capture synchronously (snapshot(); tests and the simulator). */
+function encodeCapture(capture: StateCapture): Uint8Array {
+  let text = '';
+  for (const piece of snapshotPieces(capture)) if (piece !== null) text += piece;
+  return textEncoder.encode(text);
+}
+
+/**
+ * A capture's bytes in chunks, each after a bounded amount of work (at most piecesPerCheck
+ * items serialised); chunks may be empty. The caller decides when to pause between them (the
+ * Raft driver yields to its event loop): this module keeps no clock.
+ */
+function* captureChunks(capture: StateCapture): Generator<Uint8Array, void, undefined> {
+  let slice: string[] = [];
+  let sinceCheck = 0;
+  for (const piece of snapshotPieces(capture)) {
+    if (piece !== null) slice.push(piece);
+    sinceCheck += 1;
+    if (piece === null || sinceCheck >= piecesPerCheck) {
+      yield textEncoder.encode(slice.join(''));
+      slice = [];
+      sinceCheck = 0;
+    }
+  }
+  if (slice.length > 0) yield textEncoder.encode(slice.join(''));
 }
 
 const textEncoder = new TextEncoder();
@@ -121,20 +256,20 @@ export class ClusterState implements StateMachine<CommandResult> {
   }
 
   snapshot(): Uint8Array {
-    const json: SnapshotJson = {
-      version: snapshotVersion,
-      appliedIndex: this.applied,
-      records: this.state.objects.all(),
-      history: this.state.history.toJson(),
-      sessions: this.state.sessions.toJson(),
-    };
-    return textEncoder.encode(JSON.stringify(json));
+    return encodeCapture(this.capture());
+  }
+
+  /** The state at appliedIndex(), serialised later chunk by chunk; apply() may go on meanwhile. */
+  snapshotView(): { readonly index: number; chunks(): Iterable<Uint8Array> } {
+    const capture = this.capture();
+    return { index: capture.appliedIndex, chunks: () => captureChunks(capture) };
   }
 
   restore(snapshot: Uint8Array, index: number): void {
-    const json = deepFreeze(JSON.parse(textDecoder.decode(snapshot)) as SnapshotJson);
-    assert(json.version === snapshotVersion, `unsupported snapshot version ${String(json.version)}`);
-    assert(json.appliedIndex === index, `snapshot is at ${json.appliedIndex}, restore asked for ${index}`);
+    const parsed = JSON.parse(textDecoder.decode(snapshot)) as SnapshotJsonV1 | SnapshotJsonV2;
+    assert(snapshotVersionsReadable.includes(parsed.version), `unsupported snapshot version ${String(parsed.version)}`);
+    assert(parsed.appliedIndex === index, `snapshot is at ${parsed.appliedIndex}, restore asked for ${index}`);
+    const json = parsed.version === 1 ? deepFreeze(parsed) : inlineObjects(parsed);
     const objects = new ObjectIndex<ResourceRecord>();
     for (const record of json.records) objects.set(keyString(record.key), record);
     assert(objects.size === json.records.length, 'snapshot record keys are unique');
@@ -146,7 +281,47 @@ export class ClusterState implements StateMachine<CommandResult> {
     this.applied = index;
   }
 
+  /** Shallow copies of the immutable parts: a consistent view at the applied index. */
+  private capture(): StateCapture {
+    return {
+      appliedIndex: this.applied,
+      records: this.state.objects.all(),
+      history: this.state.history.toJson(),
+      sessions: this.state.sessions.toJson(),
+    };
+  }
+
   private notify(events: readonly ChangeEvent[]): void {
     for (const listener of [...this.listeners]) listener(events);
   }
+}
+
+/** Format 2 → the format-1 shape (objects inline, shared where they were equal), deep-frozen. */
+function inlineObjects(json: SnapshotJsonV2): SnapshotJsonV1 {
+  const objects = json.objects.map((object) => deepFreeze(object));
+  const object = (position: number): KubeObject => {
+    const found = objects[position];
+    assert(found !== undefined, `snapshot object ${position} is in the table`);
+    return found;
+  };
+  const records = json.records.map((record) => deepFreeze({ ...record, object: object(record.object) }));
+  const entries = json.history.entries.map((entry): HistoryEntry => {
+    const { event } = entry;
+    // Spread with overrides keeps the keys in their stored order (the bytes of a later snapshot).
+    const { previous } = event;
+    const inlined = (previous === undefined
+      ? { ...event, object: object(event.object) }
+      : { ...event, object: object(event.object), previous: object(previous) }) as ChangeEvent;
+    return deepFreeze({ event: inlined, atMillis: entry.atMillis });
+  });
+  const sessions = json.sessions.map((session): SessionEntry => {
+    const { result } = session;
+    const inlined = typeof result.object === 'number' ? { ...result, object: object(result.object) } : result;
+    return deepFreeze({ ...session, result: inlined as unknown as CommandResult });
+  });
+  return {
+    version: 1, appliedIndex: json.appliedIndex, records,
+    history: { compactedRevision: json.history.compactedRevision, newestAtMillis: json.history.newestAtMillis, entries },
+    sessions,
+  };
 }

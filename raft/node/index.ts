@@ -5,6 +5,6 @@ export type { ProposalOutcome } from './proposals.ts';
 export { NotLeaderError, ProposalDroppedError, DropReasons, NodeErrorCodes, isNotLeader, isProposalDropped } from './errors.ts';
 export { MembershipChangeRefusedError, TransferFailedError } from './errors.ts';
 export type { DropReason, NodeErrorCode } from './errors.ts';
-export type { StateMachine, CommittedEntry } from './state-machine.ts';
+export type { StateMachine, CommittedEntry, SnapshotView } from './state-machine.ts';
 export { ProposalService, storeSubjects, serviceRequestsInFlightMax, serviceQueueGroup } from './proposal-service.ts';
 export type { ProposeReply, ReadIndexReply, MemberStatus, StoreSubjects, ProposalTarget, ProposalServiceOptions } from './proposal-service.ts';

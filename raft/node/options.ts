@@ -35,11 +35,16 @@ export const defaultTickIntervalMs = 100;
 export const defaultElectionTicks = 10;
 export const defaultHeartbeatTicks = 1;
 /**
- * Applied entries between snapshots. At a few KiB per Kubernetes command, 10 000 entries are
- * tens of MiB of log: replay after a restart stays well under a second, while snapshotting
- * (which serialises the whole state) stays rare. etcd's default --snapshot-count is 10 000 too.
+ * Applied entries between snapshots (each member at its own phase: snapshot-schedule.ts).
+ * A snapshot costs the whole state, and kstore's state is dominated by the watch history (up to
+ * 50,000 events, bounded by actors/mvcc/history.ts) rather than by the entries since the last
+ * snapshot: at 10,000 entries a snapshot wrote several times the log it let go. At 50,000
+ * entries of ~1 KiB the in-memory log (and the WAL replayed after a restart) stays near 50 MiB
+ * and a snapshot is comparable to the log it replaces; a longer log also lets a member that was
+ * down for a while catch up from the log rather than by InstallSnapshot. etcd's default
+ * --snapshot-count is 100,000 (since 3.2).
  */
-export const defaultSnapshotEveryEntries = 10_000;
+export const defaultSnapshotEveryEntries = 50_000;
 
 export interface RaftStatus {
   readonly id: string;

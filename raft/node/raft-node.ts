@@ -2,9 +2,12 @@
 // proposals and reads into the RawNode and executes each Ready in the documented order:
 //   drain inputs → ready → persist (await fsync) → send → apply committed → settle promises →
 //   advance; as leader, its appends are sent before the persist instead (Ready step 2).
-// Snapshots: every snapshotEveryEntries applied entries the driver takes a state machine
+// Snapshots: about every snapshotEveryEntries applied entries (at a per-member phase, so the
+// members of a group do not all snapshot at the same index) the driver takes a state machine
 // snapshot, persists it (DiskStorage: snapshot file, WAL marker, release of old segments) and
-// compacts the core's log. A snapshot received from the leader arrives in a Ready and is
+// compacts the core's log. A state machine with snapshotView() is serialised off the loop: the
+// loop captures the view (cheap) and goes on; when the bytes are ready the loop persists them
+// and compacts (a snapshot installed from the leader meanwhile makes them obsolete). A snapshot received from the leader arrives in a Ready and is
 // persisted before anything else in it, then restored into the state machine before applying.
 // Membership (changeMembership) and leadership transfer (transferLeadership) are queued like
 // proposals and handed to the core by the loop; their promises settle on apply (membership)
@@ -31,6 +34,7 @@ import type { ProposalOutcome } from './proposals.ts';
 import { ReadTracker } from './reads.ts';
 import { MembershipTracker } from './membership.ts';
 import type { StateMachine } from './state-machine.ts';
+import { snapshotDue, snapshotPhase, writeSliced } from './snapshot-schedule.ts';
 import { assert } from '../stdx/index.ts';
 
 /**
@@ -81,6 +85,12 @@ export class RaftNode<Result> {
   #latestHardState: HardState;
   #snapshotIndex: number;
   readonly #snapshotEveryEntries: number;
+  /** This member's offset in the snapshot schedule (snapshot-schedule.ts). */
+  readonly #snapshotPhase: number;
+  /** A view being serialised off the loop; at most one. */
+  #snapshotWriting: Promise<void> | undefined = undefined;
+  /** Bytes of a view, ready for the loop to persist and compact. */
+  #snapshotWritten: { readonly snapshot: Snapshot; readonly startedMs: number; readonly captureMs: number } | undefined = undefined;
   #leaderTerm: number | undefined = undefined;
   #failure: Error | undefined = undefined;
   #closed = false;
@@ -94,6 +104,7 @@ export class RaftNode<Result> {
     this.#latestHardState = storage.recovered.hardState;
     this.#snapshotIndex = storage.recovered.snapshot?.meta.index ?? 0;
     this.#snapshotEveryEntries = options.snapshotEveryEntries ?? defaultSnapshotEveryEntries;
+    this.#snapshotPhase = snapshotPhase(options.id, this.#snapshotEveryEntries);
     this.#electionTimeoutMs = (options.electionTicks ?? defaultElectionTicks) * (options.tickIntervalMs ?? defaultTickIntervalMs);
     this.#core = new RawNode({
       id: options.id, voters: options.peers,
@@ -231,6 +242,7 @@ export class RaftNode<Result> {
     this.#unsubscribe();
     const closedError = (): Error => new ProposalDroppedError(DropReasons.Closed);
     this.#proposals.rejectQueued(closedError);
+    await this.#snapshotWriting;
     await this.#loop;
     this.#proposals.rejectAll(closedError);
     this.#membership.rejectAll(closedError);
@@ -285,13 +297,17 @@ export class RaftNode<Result> {
 
   #hasWork(): boolean {
     return this.#ticksPending > 0 || this.#inbox.length > 0 || this.#proposals.hasQueued() || this.#membership.hasQueued()
-      || this.#reads.hasQueued() || this.#transfers.some((transfer) => !transfer.submitted) || this.#core.hasReady();
+      || this.#reads.hasQueued() || this.#transfers.some((transfer) => !transfer.submitted) || this.#core.hasReady()
+      || this.#snapshotWritten !== undefined;
   }
 
   async #iterate(): Promise<void> {
     this.#feedInputs();
     this.#observeLeadership();
-    if (!this.#core.hasReady()) return;
+    if (!this.#core.hasReady()) {
+      await this.#saveWrittenSnapshot();
+      return;
+    }
     const ready = this.#core.ready();
     if (ready.sendAppendsBeforePersist) {
       // A leader's appends go out before its own fsync: followers write in parallel with it
@@ -312,21 +328,62 @@ export class RaftNode<Result> {
   }
 
   /**
-   * Log compaction (thesis §5.1): snapshot the state machine every snapshotEveryEntries. Runs
-   * inline: serialising the state and the snapshot file's fsync pause the loop (the duration
-   * is logged); moving both off the loop is future work.
+   * Log compaction (thesis §5.1): snapshot the state machine on this member's schedule. With
+   * snapshotView() the capture is the only part on the loop (the serialisation runs between
+   * iterations and the loop persists its bytes when they are ready); without it, snapshot()
+   * runs inline. Persisting (the file's write and fsync) runs on the loop either way.
    */
   async #maybeSnapshot(): Promise<void> {
+    await this.#saveWrittenSnapshot();
+    if (this.#snapshotWriting !== undefined) return;
     const appliedIndex = this.#stateMachine.appliedIndex();
-    if (appliedIndex - this.#snapshotIndex < this.#snapshotEveryEntries) return;
+    if (!snapshotDue(this.#snapshotIndex, appliedIndex, this.#snapshotEveryEntries, this.#snapshotPhase)) return;
     const startedMs = performance.now();
-    const snapshot: Snapshot = { meta: this.#core.snapshotMeta(appliedIndex), data: this.#stateMachine.snapshot() };
+    const meta = this.#core.snapshotMeta(appliedIndex);
+    const view = this.#stateMachine.snapshotView?.();
+    if (view === undefined) {
+      const snapshot: Snapshot = { meta, data: this.#stateMachine.snapshot() };
+      await this.#saveSnapshot(snapshot, startedMs, undefined);
+      return;
+    }
+    assert(view.index === appliedIndex, `snapshot view at ${view.index}, applied ${appliedIndex}`);
+    const captureMs = performance.now() - startedMs;
+    this.#snapshotWriting = writeSliced(view.chunks()).then(
+      (data) => {
+        this.#snapshotWriting = undefined;
+        if (this.#closed || this.#failure !== undefined) return;
+        this.#snapshotWritten = { snapshot: { meta, data }, startedMs, captureMs };
+        this.#kick();
+      },
+      (error: unknown) => {
+        this.#snapshotWriting = undefined;
+        if (this.#failure === undefined) this.#fail(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  }
+
+  /** Persists and compacts to a snapshot serialised off the loop, unless one at a later index was installed meanwhile. */
+  async #saveWrittenSnapshot(): Promise<void> {
+    const written = this.#snapshotWritten;
+    if (written === undefined) return;
+    this.#snapshotWritten = undefined;
+    if (written.snapshot.meta.index <= this.#snapshotIndex) return;
+    await this.#saveSnapshot(written.snapshot, written.startedMs, written.captureMs);
+  }
+
+  async #saveSnapshot(snapshot: Snapshot, startedMs: number, captureMs: number | undefined): Promise<void> {
+    const persistStartedMs = performance.now();
     await this.#storage.saveSnapshot(snapshot, this.#latestHardState);
     this.#deferredHardState = undefined;
     this.#core.compact(snapshot);
-    this.#snapshotIndex = appliedIndex;
-    const durationMs = Math.round(performance.now() - startedMs);
-    this.#log('raft snapshot taken', { index: appliedIndex, bytes: snapshot.data.byteLength, durationMs });
+    this.#snapshotIndex = snapshot.meta.index;
+    const now = performance.now();
+    this.#log('raft snapshot taken', {
+      index: snapshot.meta.index, bytes: snapshot.data.byteLength, durationMs: Math.round(now - startedMs),
+      // Time the loop was held: the capture and the persist (all of it for an inline snapshot).
+      loopMs: Math.round(captureMs === undefined ? now - startedMs : captureMs + now - persistStartedMs),
+      offLoop: captureMs !== undefined,
+    });
   }
 
   #feedInputs(): void {

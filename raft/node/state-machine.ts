@@ -13,6 +13,17 @@ export interface CommittedEntry {
   readonly data: Uint8Array;
 }
 
+/**
+ * A consistent view of the state at `index`, captured synchronously by snapshotView(). chunks()
+ * serialises it afterwards, each chunk after a bounded amount of work (a chunk may be empty):
+ * the driver pulls them in time slices and yields to its event loop between slices, applying
+ * entries meanwhile. The chunks concatenated are what snapshot() would have returned at `index`.
+ */
+export interface SnapshotView {
+  readonly index: number;
+  chunks(): Iterable<Uint8Array>;
+}
+
 export interface StateMachine<Result> {
   /** Applies one committed entry and returns what the proposer should be told. */
   apply(entry: CommittedEntry): Result;
@@ -20,6 +31,12 @@ export interface StateMachine<Result> {
   appliedIndex(): number;
   /** Serializes the whole state at appliedIndex() (for snapshots and log compaction). */
   snapshot(): Uint8Array;
+  /**
+   * Optional: capture the state at appliedIndex() cheaply (e.g. shallow copies of immutable
+   * parts) and serialise it later; the driver then takes snapshots off its loop. Without it
+   * the driver calls snapshot() inline.
+   */
+  snapshotView?(): SnapshotView;
   /** Replaces the whole state with a snapshot taken at `index`. */
   restore(snapshot: Uint8Array, index: number): void;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterState, encodeCommand } from '../../../actors/index.ts';
 import type { ChangeEvent, Command } from '../../../actors/index.ts';
+import { writeSliced } from '../../../raft/node/snapshot-schedule.ts';
 import { at, cmKey, copy, create, entry, nsKey, objectFor, remove, update } from './fixtures.ts';
 
 const ns = nsKey('default');
@@ -153,4 +154,96 @@ describe('ClusterState snapshot and restore', () => {
     expect(Object.isFrozen(b.get(ns))).toBe(true);
     expect(() => b.restore(a.snapshot(), 7)).toThrow(/snapshot is at 1/);
   });
+
+  it('snapshotView() captures the state at its index: its bytes are snapshot()\'s then, whatever is applied later', async () => {
+    const commands = workload();
+    const s = new ClusterState();
+    applyAll(s, commands.slice(0, 20));
+    const expected = s.snapshot();
+    const view = s.snapshotView();
+    expect(view.index).toBe(20);
+    applyAll(s, commands.slice(20), 21);
+    expect(Buffer.from(await writeSliced(view.chunks(), 0)).equals(Buffer.from(expected))).toBe(true);
+    expect(Buffer.from(await writeSliced(s.snapshotView().chunks())).equals(Buffer.from(s.snapshot()))).toBe(true);
+  });
+
+  it('a large state is written in many small chunks, and the driver yields between slices of them', async () => {
+    const s = new ClusterState();
+    const key = cmKey('default', 'big');
+    const commands: Command[] = [create(ns), create(key, objectFor(key, { data: { v: 'x'.repeat(1000) } }))];
+    for (let i = 0; i < 3000; i++) commands.push(update(key, objectFor(key, { data: { v: `${i}`.padEnd(1000, 'y') } })));
+    applyAll(s, commands);
+    const sizes = [...s.snapshotView().chunks()].map((chunk) => chunk.byteLength);
+    expect(sizes.length).toBeGreaterThan(50);
+    expect(Math.max(...sizes)).toBeLessThan(200_000);
+    let turns = 0;
+    const ticking = setInterval(() => { turns += 1; }, 0);
+    const bytes = await writeSliced(s.snapshotView().chunks(), 1);
+    clearInterval(ticking);
+    expect(bytes.byteLength).toBe(sizes.reduce((sum, size) => sum + size, 0));
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('writes each distinct object once (previous and session results refer to it) and restores the same answers', () => {
+    const s = new ClusterState();
+    const key = cmKey('default', 'cm');
+    const commands: Command[] = [create(ns), create(key)];
+    for (let i = 0; i < 200; i++) commands.push(update(key, objectFor(key, { data: { v: `${i}`.padEnd(700, '.') } })));
+    const results = commands.map((command, i) => s.apply(entry(i + 1, command, { id: `session-${i % 50}`, sequence: i + 1 })));
+    const bytes = s.snapshot();
+    const inline = asFormat1(bytes);
+    // 200 versions, each once in the object table instead of up to three times inline
+    expect(bytes.byteLength * 2).toBeLessThan(inline.byteLength);
+    const restored = new ClusterState();
+    restored.restore(bytes, commands.length);
+    let index = commands.length;
+    for (let i = commands.length - 50; i < commands.length; i++) {
+      // a retried proposal gets the same answer from the restored replica
+      index += 1;
+      const retry = entry(index, commands[i] as Command, { id: `session-${i % 50}`, sequence: i + 1 });
+      expect(restored.apply(retry)).toEqual(results[i]);
+      expect(s.apply(retry)).toEqual(results[i]);
+    }
+    expect(Buffer.from(restored.snapshot()).equals(Buffer.from(s.snapshot()))).toBe(true);
+    expect(restored.eventsSince(0)).toEqual(s.eventsSince(0));
+  });
+
+  it('restores format 1 (objects inline) to the same state', () => {
+    const commands = workload();
+    const s = new ClusterState();
+    applyAll(s, commands);
+    const restored = new ClusterState();
+    restored.restore(asFormat1(s.snapshot()), commands.length);
+    expect(Buffer.from(restored.snapshot()).equals(Buffer.from(s.snapshot()))).toBe(true);
+    expect(Object.isFrozen(restored.get(ns))).toBe(true);
+    expect(restored.eventsSince(0)).toEqual(s.eventsSince(0));
+  });
 });
+
+/** A format-2 snapshot rewritten as format 1 (every object inline), as version 1 wrote it. */
+function asFormat1(bytes: Uint8Array): Uint8Array {
+  interface V2 {
+    objects: unknown[];
+    appliedIndex: number;
+    records: { object: number }[];
+    history: { compactedRevision: number; newestAtMillis: number | null; entries: { event: { object: number; previous?: number }; atMillis: number }[] };
+    sessions: { result: { object?: number } }[];
+  }
+  const json = JSON.parse(new TextDecoder().decode(bytes)) as V2;
+  const object = (position: number): unknown => json.objects[position];
+  const v1 = {
+    version: 1,
+    appliedIndex: json.appliedIndex,
+    records: json.records.map((record) => ({ ...record, object: object(record.object) })),
+    history: {
+      compactedRevision: json.history.compactedRevision,
+      newestAtMillis: json.history.newestAtMillis,
+      entries: json.history.entries.map(({ event, atMillis }) => ({
+        event: event.previous === undefined ? { ...event, object: object(event.object) } : { ...event, object: object(event.object), previous: object(event.previous) },
+        atMillis,
+      })),
+    },
+    sessions: json.sessions.map((session) => (session.result.object === undefined ? session : { ...session, result: { ...session.result, object: object(session.result.object) } })),
+  };
+  return new TextEncoder().encode(JSON.stringify(v1));
+}
