@@ -56,6 +56,12 @@ export interface RaftStatus {
   readonly lastIndex: number;
   /** Why the member stopped working (storage or apply failed); undefined while healthy. */
   readonly failure: string | undefined;
+  /**
+   * Milliseconds since this member last received a message from `leaderId` (0 on the leader;
+   * undefined while no leader is known). A follower that believes in a leader it has not heard
+   * from lately may be following a dead one (it keeps believing until its own election).
+   */
+  readonly leaderContactMs?: number | undefined;
 }
 
 /** Throws a TypeError describing the first invalid option (a configuration error). */

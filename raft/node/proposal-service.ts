@@ -10,7 +10,11 @@
 // the leader's own subject with the client's reply inbox (one extra hop inside NATS, no extra
 // round trip; nats-server's own Raft forwards proposals the same way). A request on a member's
 // own subject is never forwarded again: a non-leader answers `notLeader` with the leader it
-// knows, so forwarding cannot loop.
+// knows, so forwarding cannot loop. Nor is a request forwarded to a leader this member has not
+// heard from within leaderContactMaxMs (default half an election timeout, five heartbeats): a
+// publish to a dead leader's subject vanishes and the client would wait out its attempt
+// timeout, so such a member answers `notLeader` without a leader and the client asks again
+// after a short back-off (by then the leader is heard from again, or an election is under way).
 //
 // Proposal payloads are opaque entry bytes (for kstore: an encoded CommandEnvelope whose session
 // makes retries apply at most once, deduplicated in apply — Raft thesis §6.3); they are copied out
@@ -33,6 +37,12 @@ import type { ProposalOutcome } from './proposals.ts';
  * Beyond it the member answers `overloaded` at once and the client backs off.
  */
 export const serviceRequestsInFlightMax = 4096;
+
+/**
+ * A follower forwards only to a leader it heard from within this many ms: half the default
+ * election timeout (10 ticks of 100 ms), i.e. five missed heartbeats.
+ */
+export const leaderContactMaxMsDefault = 500;
 
 /** Queue group shared by every member of a group, so one member answers each request. */
 export const serviceQueueGroup = 'kstore-store';
@@ -95,6 +105,8 @@ export interface ProposalServiceOptions<Result> {
   readonly group: string;
   readonly member: string;
   readonly node: ProposalTarget<Result>;
+  /** Default leaderContactMaxMsDefault; scale it with the election timeout if ticks differ. */
+  readonly leaderContactMaxMs?: number;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -116,6 +128,8 @@ export class ProposalService<Result> {
   #inFlight = 0;
   #stopped = false;
   #forwarded = 0;
+  #staleLeaderAnswers = 0;
+  readonly #leaderContactMaxMs: number;
 
   private constructor(options: ProposalServiceOptions<Result>) {
     this.subjects = storeSubjects(options.cluster, options.group);
@@ -125,6 +139,8 @@ export class ProposalService<Result> {
     this.#group = options.group;
     this.#member = options.member;
     this.#node = options.node;
+    this.#leaderContactMaxMs = options.leaderContactMaxMs ?? leaderContactMaxMsDefault;
+    assert(this.#leaderContactMaxMs > 0, 'leaderContactMaxMs is positive');
     this.#log = options.log ?? (() => {});
   }
 
@@ -142,6 +158,11 @@ export class ProposalService<Result> {
   /** Requests this member passed on to the leader (for tests and metrics). */
   get forwarded(): number {
     return this.#forwarded;
+  }
+
+  /** Queue-group requests answered `notLeader` because the leader was not heard from lately. */
+  get staleLeaderAnswers(): number {
+    return this.#staleLeaderAnswers;
   }
 
   /** Unsubscribes (letting requests in progress finish) and waits for the unsubscribe to reach the server. */
@@ -179,23 +200,32 @@ export class ProposalService<Result> {
     this.#subscriptions.push(subscription);
   }
 
-  /** Forwards a queue-group request to the leader if another member leads; true if forwarded. */
-  #forwardToLeader(message: Msg, viaQueue: boolean, subjectTo: (member: string) => string): boolean {
-    if (!viaQueue || message.reply === undefined || message.reply === '') return false;
+  /**
+   * Passes a queue-group request on to the leader if another member leads and was heard from
+   * lately ('forwarded'), answers `notLeader` without a leader if it was not ('answered'), or
+   * leaves it to this member ('local').
+   */
+  #forwardToLeader(message: Msg, viaQueue: boolean, subjectTo: (member: string) => string): 'forwarded' | 'answered' | 'local' {
+    if (!viaQueue || message.reply === undefined || message.reply === '') return 'local';
     const status = this.#node.status();
-    if (status.role === 'leader' || status.leaderId === undefined || status.leaderId === this.#member) return false;
+    if (status.role === 'leader' || status.leaderId === undefined || status.leaderId === this.#member) return 'local';
+    if (status.leaderContactMs !== undefined && status.leaderContactMs > this.#leaderContactMaxMs) {
+      this.#staleLeaderAnswers += 1;
+      this.#reply(message, { type: 'notLeader', leaderId: undefined } satisfies ProposeReply<Result> & ReadIndexReply);
+      return 'answered';
+    }
     try {
       this.#connection.publish(subjectTo(status.leaderId), message.data, { reply: message.reply });
       this.#forwarded += 1;
-      return true;
+      return 'forwarded';
     } catch (error) {
       this.#log('store service forward failed', { error: errorMessage(error) });
-      return false;
+      return 'local';
     }
   }
 
   #onPropose(message: Msg, viaQueue: boolean): void {
-    if (this.#forwardToLeader(message, viaQueue, this.subjects.proposeTo)) return;
+    if (this.#forwardToLeader(message, viaQueue, this.subjects.proposeTo) !== 'local') return;
     if (this.#inFlight >= serviceRequestsInFlightMax) {
       this.#reply(message, { type: 'overloaded' } satisfies ProposeReply<Result>);
       return;
@@ -217,7 +247,7 @@ export class ProposalService<Result> {
   }
 
   #onReadIndex(message: Msg, viaQueue: boolean): void {
-    if (this.#forwardToLeader(message, viaQueue, this.subjects.readIndexTo)) return;
+    if (this.#forwardToLeader(message, viaQueue, this.subjects.readIndexTo) !== 'local') return;
     if (this.#inFlight >= serviceRequestsInFlightMax) {
       this.#reply(message, { type: 'overloaded' } satisfies ReadIndexReply);
       return;

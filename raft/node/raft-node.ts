@@ -92,6 +92,9 @@ export class RaftNode<Result> {
   /** Bytes of a view, ready for the loop to persist and compact. */
   #snapshotWritten: { readonly snapshot: Snapshot; readonly startedMs: number; readonly captureMs: number } | undefined = undefined;
   #leaderTerm: number | undefined = undefined;
+  /** When a message from each peer last arrived (performance.now()); for leaderContactMs. */
+  readonly #lastHeardMs = new Map<string, number>();
+  readonly #openedMs = performance.now();
   #failure: Error | undefined = undefined;
   #closed = false;
 
@@ -231,7 +234,14 @@ export class RaftNode<Result> {
       id: this.#id, role: status.role, term: status.term, leaderId: status.leaderId,
       commitIndex: status.commitIndex, appliedIndex: this.#stateMachine.appliedIndex(), lastIndex: status.lastIndex,
       failure: this.#failure?.message,
+      leaderContactMs: this.#leaderContactMs(status.role, status.leaderId),
     };
+  }
+
+  #leaderContactMs(role: RaftStatus['role'], leaderId: string | undefined): number | undefined {
+    if (leaderId === undefined) return undefined;
+    if (role === 'leader') return 0;
+    return Math.round(performance.now() - (this.#lastHeardMs.get(leaderId) ?? this.#openedMs));
   }
 
   /** Stops ticking and receiving, finishes the iteration in progress, rejects what is left. */
@@ -262,7 +272,9 @@ export class RaftNode<Result> {
   }
 
   #receive(message: Message): void {
-    if (message.to !== this.#id || this.#inbox.length >= inboxMessagesMax) return;
+    if (message.to !== this.#id) return;
+    this.#lastHeardMs.set(message.from, performance.now());
+    if (this.#inbox.length >= inboxMessagesMax) return;
     this.#inbox.push(message);
     this.#kick();
   }

@@ -131,6 +131,22 @@ describe('raft node - three members over the memory hub (R=3)', () => {
     expect(await leader.readIndex()).toBeGreaterThanOrEqual(outcomes[2]!.index);
   });
 
+  it('reports how long ago a follower heard from its leader (0 on the leader)', async () => {
+    const hub = new MemoryHub();
+    const { nodes } = await openCluster(hub);
+    await waitFor(() => leaderOf(nodes) !== undefined, 5_000, 'a leader');
+    const leader = leaderOf(nodes)!;
+    expect(leader.status().leaderContactMs).toBe(0);
+    const follower = nodes.find((node) => node !== leader)!;
+    await waitFor(() => follower.status().leaderId === leader.status().id, 5_000, 'the follower to know the leader');
+    // heartbeats every 5 ms
+    expect(follower.status().leaderContactMs).toBeLessThan(200);
+    hub.isolate(leader.status().id, ids);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const status = follower.status();
+    expect(status.leaderId === leader.status().id ? (status.leaderContactMs ?? 0) >= 25 : true).toBe(true);
+  });
+
   it('an isolated leader drops its pending proposal and the rest elect a new leader (partition 1-2)', async () => {
     const hub = new MemoryHub();
     const { nodes, machines } = await openCluster(hub);
