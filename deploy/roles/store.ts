@@ -1,12 +1,19 @@
 // Owns: wiring of the `kstore store` role: one Raft member of a multi-member store, with the
 // actors/ ClusterState as its state machine, the NATS transport for Raft messages and the
-// proposal service for clients, a ready line, and a clean stop on SIGTERM/SIGINT (a leader
+// proposal service for clients, the change-event publisher (deploy/event-stream, active while
+// this member leads), the leader-only duties (deploy/leader-duties.ts: system namespaces and
+// controllers, while it leads), a ready line, and a clean stop on SIGTERM/SIGINT (a leader
 // first hands leadership to a peer).
 // Wiring only: no logic of its own (openNatsStore is also used by in-process tests).
 import path from 'node:path';
 import { ClusterState } from '../../actors/index.ts';
 import type { CommandResult } from '../../actors/index.ts';
 import { connectNats, NatsTransport, ProposalService, RaftNode } from '../../raft/index.ts';
+import { EventPublisher } from '../event-stream/index.ts';
+import type { EventsReplicas } from '../event-stream/index.ts';
+import { startLeaderDuties } from '../leader-duties.ts';
+import { startStateService } from '../state-service.ts';
+import type { LeaderDuties } from '../leader-duties.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 export interface StoreFlags {
@@ -19,6 +26,12 @@ export interface StoreFlags {
   readonly group: string;
   /** Raft tick in ms (tests shorten it); default RaftNode's 100 ms. */
   readonly tickIntervalMs?: number;
+  /** Max age of the change-event stream's messages; default 5 minutes. */
+  readonly eventsMaxAgeMs?: number;
+  /** Replicas of the change-event stream; default 'auto' (deploy/event-stream/publisher.ts). */
+  readonly eventsReplicas?: EventsReplicas;
+  /** Run the leader-only duties while leading (default true; tests of the bare log turn it off). */
+  readonly leaderDuties?: boolean;
 }
 
 export type StoreLog = (message: string, fields?: Record<string, unknown>) => void;
@@ -36,6 +49,8 @@ export interface NatsStore {
   readonly transport: NatsTransport;
   readonly service: ProposalService<CommandResult>;
   readonly connection: NatsConnection;
+  readonly events: EventPublisher;
+  readonly duties: LeaderDuties | undefined;
   close(): Promise<void>;
 }
 
@@ -75,9 +90,21 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     throw error;
   }
   const service = ProposalService.start({ connection, cluster: flags.cluster, group: flags.group, member: flags.id, node, log });
+  const isLeader = (): boolean => node.status().role === 'leader';
+  const stateService = startStateService({ connection, state, cluster: flags.cluster, group: flags.group, log });
+  const events = EventPublisher.start({
+    connection, state, isLeader, cluster: flags.cluster, group: flags.group, log,
+    ...(flags.eventsMaxAgeMs === undefined ? {} : { maxAgeMs: flags.eventsMaxAgeMs }),
+    ...(flags.eventsReplicas === undefined ? {} : { replicas: flags.eventsReplicas }),
+  });
+  const duties = flags.leaderDuties === false ? undefined
+    : startLeaderDuties({ state, isLeader, propose: (data) => node.propose(data), log });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      await duties?.stop();
+      await events.stop();
+      await stateService.stop();
       await service.stop();
       await node.close();
       transport.close();
@@ -85,7 +112,7 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     })();
     return closing;
   };
-  return { node, state, transport, service, connection, close };
+  return { node, state, transport, service, connection, events, duties, close };
 }
 
 function stderrLog(id: string): StoreLog {

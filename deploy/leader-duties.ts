@@ -1,0 +1,133 @@
+// Owns: the cluster's leader-only work in a multi-member store (what `kstore server` does
+// for its single member): while this member leads, it makes sure the system namespaces exist
+// and runs the leader-only controllers of actors/controllers (namespace lifecycle, garbage
+// collector); when it stops leading, they stop. Commands are proposed through the local
+// RaftNode (a leader's proposals need no NATS round trip); a proposal that fails because
+// leadership moved is the new leader's to redo (its controllers reconcile everything at start).
+// Leadership is polled (RaftNode has no callback); two members may briefly both run the
+// controllers around a leader change, which is safe: every update they propose carries a
+// resourceVersion precondition, and a delete a uid precondition or none (idempotent).
+import { randomUUID } from 'node:crypto';
+import { commandVersion, encodeCommand } from '../actors/index.ts';
+import type { ClusterState, Command, CommandResult } from '../actors/index.ts';
+import { GarbageCollector, NamespaceLifecycleController } from '../actors/controllers/index.ts';
+import type { Controller, ControllerContext } from '../actors/controllers/index.ts';
+import type { ProposalOutcome } from '../raft/index.ts';
+
+/** Namespaces kube-apiserver's system namespace controller keeps present. */
+export const systemNamespaceNames = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
+/** How often a member checks whether it leads. */
+export const leaderDutiesPollMs = 100;
+/** Back-off between attempts to create the system namespaces while leading. */
+const ensureRetryMs = 500;
+
+export type DutiesLog = (message: string, fields?: Record<string, unknown>) => void;
+
+export interface LeaderDutiesOptions {
+  readonly state: ClusterState;
+  readonly isLeader: () => boolean;
+  readonly propose: (data: Uint8Array) => Promise<ProposalOutcome<CommandResult>>;
+  readonly log?: DutiesLog;
+  readonly pollMs?: number;
+}
+
+export interface LeaderDuties {
+  /** Whether the duties run here now. */
+  readonly running: boolean;
+  stop(): Promise<void>;
+}
+
+/** RFC 3339 in whole seconds, as metav1.Time serialises. */
+function formatTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
+  const log = options.log ?? (() => {});
+  const propose = async (command: Command): Promise<CommandResult> =>
+    (await options.propose(encodeCommand({ version: commandVersion, command }))).result;
+  const context: ControllerContext = { state: options.state, propose, now: () => formatTime(new Date()), log };
+  let controllers: Controller[] = [];
+  let running = false;
+  let stopped = false;
+  let transition: Promise<void> = Promise.resolve();
+  let ensured = false;
+  let nextEnsureMs = 0;
+
+  const ensureSystemNamespaces = async (): Promise<void> => {
+    for (const name of systemNamespaceNames) {
+      const key = { group: '', resource: 'namespaces', namespace: '', name };
+      if (options.state.get(key) !== undefined) continue;
+      const now = formatTime(new Date());
+      const object = {
+        apiVersion: 'v1', kind: 'Namespace',
+        metadata: { name, uid: randomUUID(), creationTimestamp: now, labels: { 'kubernetes.io/metadata.name': name } },
+        spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
+      };
+      const result = await propose({ type: 'create', key, object, at: now });
+      if (result.type !== 'stored' && result.type !== 'alreadyExists') throw new Error(`could not create namespace ${name}: ${result.type}`);
+    }
+  };
+
+  const begin = async (): Promise<void> => {
+    running = true;
+    ensured = false;
+    nextEnsureMs = 0;
+    controllers = [new NamespaceLifecycleController(context), new GarbageCollector(context)];
+    for (const controller of controllers) controller.start();
+    log('leader duties started', { controllers: controllers.map((controller) => controller.name) });
+  };
+
+  const end = async (): Promise<void> => {
+    running = false;
+    const stopping = controllers;
+    controllers = [];
+    for (const controller of stopping) await controller.stop();
+    log('leader duties stopped');
+  };
+
+  const poll = (): void => {
+    transition = transition.then(async () => {
+      if (stopped) return;
+      const leads = options.isLeader();
+      if (leads && !running) await begin();
+      else if (!leads && running) await end();
+      if (running && !ensured && Date.now() >= nextEnsureMs) {
+        try {
+          await ensureSystemNamespaces();
+          ensured = true;
+        } catch (error) {
+          nextEnsureMs = Date.now() + ensureRetryMs;
+          log('system namespaces not created yet; retrying', { error: errorMessage(error) });
+        }
+      }
+    }).catch((error: unknown) => log('leader duties failed', { error: errorMessage(error) }));
+  };
+
+  let polling = false;
+  const timer = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    poll();
+    void transition.finally(() => {
+      polling = false;
+    });
+  }, options.pollMs ?? leaderDutiesPollMs);
+  poll();
+
+  return {
+    get running() {
+      return running;
+    },
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await transition;
+      if (running) await end();
+    },
+  };
+}
