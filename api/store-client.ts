@@ -76,7 +76,8 @@ async function withDeadline<T>(work: Promise<T>, message: string): Promise<T> {
   } catch (error) {
     if (error instanceof ApiError) throw error;
     const name = error instanceof Error ? error.name : '';
-    if (name === 'NotLeaderError' || name === 'ProposalDroppedError') {
+    // StoreDeadlineError: the NATS store client (deploy/store-client.ts) found no leader in time.
+    if (name === 'NotLeaderError' || name === 'ProposalDroppedError' || name === 'StoreDeadlineError') {
       throw serviceUnavailable(`the store is not available: ${(error as Error).message}`, retryAfterSeconds);
     }
     throw error;

@@ -3,13 +3,20 @@
 import { parseArgs } from 'node:util';
 import { runServer } from './roles/server.ts';
 import { runStore } from './roles/store.ts';
+import { runCluster } from './roles/cluster.ts';
+import { parseApiFlags, runApi } from './roles/api.ts';
 import type { StoreFlags } from './roles/store.ts';
+import { parseDuration } from './event-stream/index.ts';
+import type { EventsReplicas } from './event-stream/index.ts';
 
 const usage = `Usage: kstore <command> [flags]
 
 Commands:
   server    Run an all-in-one single-node kstore (API over HTTPS + a one-member Raft store).
   store     Run one member of a multi-member Raft store over NATS.
+  api       Run a stateless API replica over NATS (a store cluster must be running).
+  cluster   up|down|status: a local HA cluster (nats-servers, stores, API replicas) as processes;
+            see kstore cluster --help.
 
 Flags for server:
   --port <n>              HTTPS port to serve on (default 6443)
@@ -26,6 +33,20 @@ Flags for store:
   --cluster <name>        cluster name in NATS subjects (default kstore)
   --group <name>          Raft group name in NATS subjects (default main)
   --tick-ms <n>           Raft tick interval in ms (default 100; elections after 10-20 ticks)
+  --events-max-age <d>    max age of the change-event stream's messages, e.g. 5m, 300s (default 5m)
+  --events-replicas <n>   replicas of the change-event stream (default auto: 3 on a NATS cluster of 3+ servers, else 1)
+
+Flags for api:
+  --nats <url[,url...]>   NATS server URLs (required; any server of the NATS cluster will do)
+  --port <n>              HTTPS port (default 6443)
+  --bind-address <ip>     address to listen on (default 127.0.0.1)
+  --cluster <name>        cluster name in NATS subjects (default kstore)
+  --group <name>          Raft group name in NATS subjects (default main)
+  --tls-cert-file <f>     serving certificate, PEM (required)
+  --tls-private-key-file <f>  serving certificate's private key, PEM (required)
+  --client-ca-file <f>    CA that signs client certificates, PEM (required)
+  --watch-cache-events <n>  change events each watch cache keeps for resumption (older starts get 410 Gone)
+  -h, --help              show this help
 `;
 
 export interface ServerFlags {
@@ -62,6 +83,13 @@ function commaList(value: string | undefined, flag: string): string[] {
   return items;
 }
 
+function parseEventsReplicas(value: string): EventsReplicas {
+  if (value === 'auto') return 'auto';
+  const replicas = Number(value);
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) throw new Error(`--events-replicas must be auto or an integer 1..5, got ${value}`);
+  return replicas;
+}
+
 function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
   const { values } = parseArgs({
     args: [...args],
@@ -73,6 +101,8 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
       cluster: { type: 'string', default: 'kstore' },
       group: { type: 'string', default: 'main' },
       'tick-ms': { type: 'string' },
+      'events-max-age': { type: 'string', default: '5m' },
+      'events-replicas': { type: 'string', default: 'auto' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -95,6 +125,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
   return {
     id, peers, natsServers: commaList(values.nats, '--nats'), dataDir: values['data-dir'],
     cluster: values.cluster, group: values.group, ...(tickIntervalMs === undefined ? {} : { tickIntervalMs }),
+    eventsMaxAgeMs: parseDuration(values['events-max-age']), eventsReplicas: parseEventsReplicas(values['events-replicas']),
   };
 }
 
@@ -123,6 +154,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       await runStore(flags);
       return 0;
     }
+    if (command === 'api') {
+      const flags = parseApiFlags(rest);
+      if (!flags) {
+        process.stdout.write(usage);
+        return 0;
+      }
+      await runApi(flags);
+      return 0;
+    }
+    if (command === 'cluster') return await runCluster(rest);
     process.stderr.write(`kstore: unknown command ${JSON.stringify(command)}\n\n${usage}`);
     return 1;
   } catch (error) {

@@ -1,0 +1,139 @@
+// Owns: an API replica's in-memory copy of the store. Initial sync from the state service
+// (deploy/state-service.ts) at applied index A, then EventStreamReader.follow(A) applying each
+// contiguous batch (set/delete by key); `revision` is the last batch's `through`. On a gap the
+// follow stops, resync listeners are told (the watch cache must end its watches with 410:
+// events were missed), and the replica re-syncs from the state service and follows again.
+// Serves what StoreBackend needs for reads: get, list, subscribe, currentRevision; synced().
+import { collectionPrefix, keyString } from '../actors/index.ts';
+import type { ChangeEvent, CollectionKey, KubeObject, ObjectKey } from '../actors/index.ts';
+import type { FollowHandle, StreamBatch } from './event-stream/index.ts';
+import type { StoredObject } from './state-service.ts';
+
+/** The parts of the world the replica needs (injected so unit tests run without NATS). */
+export interface ReplicaSource {
+  fetchState(): Promise<{ readonly objects: readonly StoredObject[]; readonly appliedIndex: number }>;
+  follow(afterRevision: number, onBatch: (batch: StreamBatch) => void, onGap: (reason: string) => void): FollowHandle;
+}
+
+export type ReplicaLog = (line: string) => void;
+
+export class ObjectReplica {
+  readonly #source: ReplicaSource;
+  readonly #log: ReplicaLog;
+  #objects = new Map<string, KubeObject>();
+  #revision = 0;
+  #synced = false;
+  #stopped = false;
+  #follow: FollowHandle | undefined;
+  readonly #listeners = new Set<(events: readonly ChangeEvent[]) => void>();
+  readonly #resyncListeners = new Set<(reason: string) => void>();
+  readonly #revisionWaiters = new Set<{ revision: number; resolve: () => void }>();
+
+  constructor(source: ReplicaSource, log: ReplicaLog = () => {}) {
+    this.#source = source;
+    this.#log = log;
+  }
+
+  /** Starts syncing; resolves after the first successful sync. */
+  async start(): Promise<void> {
+    await this.#sync();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#follow?.stop();
+    this.#follow = undefined;
+  }
+
+  synced(): boolean {
+    return this.#synced;
+  }
+
+  currentRevision(): number {
+    return this.#revision;
+  }
+
+  get(key: ObjectKey): KubeObject | undefined {
+    return this.#objects.get(keyString(key));
+  }
+
+  list(collection: CollectionKey): { readonly items: readonly KubeObject[]; readonly revision: number } {
+    const prefix = collectionPrefix(collection);
+    const matches: [string, KubeObject][] = [];
+    for (const entry of this.#objects) if (entry[0].startsWith(prefix)) matches.push(entry);
+    matches.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return { items: matches.map((entry) => entry[1]), revision: this.#revision };
+  }
+
+  subscribe(listener: (events: readonly ChangeEvent[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Called when the replica lost events and re-synced: watchers must be ended (410). */
+  onResync(listener: (reason: string) => void): () => void {
+    this.#resyncListeners.add(listener);
+    return () => this.#resyncListeners.delete(listener);
+  }
+
+  /** Resolves once the replica's revision reaches `revision`. */
+  waitForRevision(revision: number): Promise<void> {
+    if (this.#revision >= revision) return Promise.resolve();
+    return new Promise((resolve) => this.#revisionWaiters.add({ revision, resolve }));
+  }
+
+  async #sync(): Promise<void> {
+    const { objects, appliedIndex } = await this.#source.fetchState();
+    if (this.#stopped) return;
+    const map = new Map<string, KubeObject>();
+    for (const entry of objects) map.set(keyString(entry.key), entry.object);
+    this.#objects = map;
+    this.#revision = appliedIndex;
+    this.#synced = true;
+    this.#wake();
+    this.#follow = this.#source.follow(appliedIndex, (batch) => this.#apply(batch), (reason) => { void this.#onGap(reason); });
+  }
+
+  #apply(batch: StreamBatch): void {
+    if (batch.from !== this.#revision) {
+      void this.#onGap(`batch from ${batch.from} does not follow revision ${this.#revision}`);
+      return;
+    }
+    for (const event of batch.events) {
+      if (event.type === 'DELETED') this.#objects.delete(keyString(event.key));
+      else this.#objects.set(keyString(event.key), event.object);
+    }
+    this.#revision = batch.through;
+    if (batch.events.length > 0) for (const listener of this.#listeners) listener(batch.events);
+    this.#wake();
+  }
+
+  async #onGap(reason: string): Promise<void> {
+    if (this.#stopped || !this.#synced) return;
+    this.#log(`object replica: gap (${reason}); re-syncing`);
+    this.#synced = false;
+    const follow = this.#follow;
+    this.#follow = undefined;
+    await follow?.stop().catch(() => {});
+    for (const listener of this.#resyncListeners) listener(reason);
+    for (;;) {
+      if (this.#stopped) return;
+      try {
+        await this.#sync();
+        return;
+      } catch (error) {
+        this.#log(`object replica: re-sync failed: ${error instanceof Error ? error.message : String(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  #wake(): void {
+    for (const waiter of this.#revisionWaiters) {
+      if (this.#revision >= waiter.revision) {
+        this.#revisionWaiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  }
+}

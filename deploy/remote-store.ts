@@ -1,0 +1,62 @@
+// Owns: the StoreBackend of a `kstore api` replica: writes are proposals to the Raft leader over
+// NATS (deploy/store-client.ts: leader following, client sessions so a retried proposal is
+// applied at most once); reads come from the replica's in-memory copy (deploy/object-replica.ts);
+// a Most Recent read point is the leader's ReadIndex, then a wait until the replica reached it
+// (api/store-client.ts bounds that wait and answers 504 with Retry-After). A proposal that ran
+// out of its deadline without an outcome, or a store that cannot be reached, becomes a 503 with
+// Retry-After, never a hang (api/store-client.ts maps StoreDeadlineError by name).
+import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, ObjectKey } from '../actors/index.ts';
+import type { StoreBackend } from '../api/index.ts';
+import type { ObjectReplica } from './object-replica.ts';
+import type { StoreClient as NatsStoreClient } from './store-client.ts';
+
+export class RemoteStore implements StoreBackend {
+  readonly #client: NatsStoreClient;
+  readonly #replica: ObjectReplica;
+
+  constructor(client: NatsStoreClient, replica: ObjectReplica) {
+    this.#client = client;
+    this.#replica = replica;
+  }
+
+  async propose(command: Command): Promise<CommandResult> {
+    const result = await this.#client.propose(command);
+    // Read your writes on this replica: the result's revision is visible before the reply.
+    const revision = resultRevision(result);
+    if (revision !== undefined) await this.#replica.waitForRevision(revision);
+    return result;
+  }
+
+  async readIndex(): Promise<number> {
+    const index = await this.#client.readIndex();
+    await this.#replica.waitForRevision(index);
+    return index;
+  }
+
+  get(key: ObjectKey): KubeObject | undefined {
+    return this.#replica.get(key);
+  }
+
+  list(collection: CollectionKey): { readonly items: readonly KubeObject[]; readonly revision: number } {
+    return this.#replica.list(collection);
+  }
+
+  subscribe(listener: (events: readonly ChangeEvent[]) => void): () => void {
+    return this.#replica.subscribe(listener);
+  }
+
+  currentRevision(): number {
+    return this.#replica.currentRevision();
+  }
+
+  ready(): boolean {
+    return this.#client.leaderId !== undefined && this.#replica.synced();
+  }
+}
+
+function resultRevision(result: CommandResult): number | undefined {
+  const candidate = (result as { readonly object?: KubeObject }).object?.metadata.resourceVersion;
+  if (typeof candidate !== 'string') return undefined;
+  const revision = Number(candidate);
+  return Number.isSafeInteger(revision) ? revision : undefined;
+}

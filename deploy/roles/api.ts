@@ -1,0 +1,126 @@
+// Owns: the `kstore api` role: a stateless API replica. Connects to NATS, syncs an in-memory
+// copy of the store (deploy/object-replica.ts: state service, then the JetStream event stream),
+// serves the Kubernetes API over HTTPS with certificate authentication (buildServer, as
+// `kstore server` does), proposes writes to the Raft leader over NATS (deploy/remote-store.ts),
+// prints one ready line once synced and `kstore api stopped` after SIGTERM. Wiring only.
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { buildServer, certificateAuthenticator, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import { connectNats } from '../../raft/index.ts';
+import { EventStreamReader } from '../event-stream/index.ts';
+import { ObjectReplica } from '../object-replica.ts';
+import { RemoteStore } from '../remote-store.ts';
+import { fetchStoreObjects } from '../state-service.ts';
+import { StoreClient as NatsStoreClient } from '../store-client.ts';
+
+export interface ApiFlags {
+  readonly natsServers: readonly string[];
+  readonly port: number;
+  readonly bindAddress: string;
+  readonly cluster: string;
+  readonly group: string;
+  readonly tlsCertFile: string;
+  readonly tlsPrivateKeyFile: string;
+  readonly clientCaFile: string;
+  readonly watchCacheEvents?: number;
+}
+
+/** Parses `kstore api` flags; undefined for --help. */
+export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
+  const { values } = parseArgs({
+    args: [...argv], strict: true, allowPositionals: false,
+    options: {
+      nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' },
+      cluster: { type: 'string', default: 'kstore' }, group: { type: 'string', default: 'main' },
+      'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'client-ca-file': { type: 'string' },
+      'watch-cache-events': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help === true) return undefined;
+  if (values.nats === undefined) throw new Error('--nats is required');
+  const natsServers = values.nats.split(',').map((url) => url.trim()).filter((url) => url !== '');
+  if (natsServers.length === 0) throw new Error('--nats needs at least one URL');
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${values.port}`);
+  const cert = values['tls-cert-file'];
+  const key = values['tls-private-key-file'];
+  const ca = values['client-ca-file'];
+  if (cert === undefined || key === undefined || ca === undefined) throw new Error('--tls-cert-file, --tls-private-key-file and --client-ca-file are required');
+  let watchCacheEvents: number | undefined;
+  if (values['watch-cache-events'] !== undefined) {
+    watchCacheEvents = Number(values['watch-cache-events']);
+    if (!Number.isInteger(watchCacheEvents) || watchCacheEvents < 1) throw new Error(`--watch-cache-events must be a positive integer, got ${values['watch-cache-events']}`);
+  }
+  return {
+    natsServers, port, bindAddress: values['bind-address'], cluster: values.cluster, group: values.group,
+    tlsCertFile: cert, tlsPrivateKeyFile: key, clientCaFile: ca, ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
+  };
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function runApi(flags: ApiFlags): Promise<void> {
+  const log = (line: string): void => { process.stderr.write(`${line}\n`); };
+  const [cert, key, clientCa] = await Promise.all([readFile(flags.tlsCertFile, 'utf8'), readFile(flags.tlsPrivateKeyFile, 'utf8'), readFile(flags.clientCaFile, 'utf8')]);
+  const connection = await connectNats([...flags.natsServers], `kstore-api-${flags.cluster}-${flags.group}`);
+  const natsClient = new NatsStoreClient({ connection, cluster: flags.cluster, group: flags.group });
+  const reader = await EventStreamReader.open({ connection, cluster: flags.cluster, group: flags.group, log });
+  const replica = new ObjectReplica({
+    fetchState: () => fetchStoreObjects(connection, flags.cluster, flags.group),
+    follow: (after, onBatch, onGap) => reader.follow(after, onBatch, onGap),
+  }, log);
+  for (;;) {
+    try {
+      await replica.start();
+      break;
+    } catch (error) {
+      log(`kstore api: initial sync failed (${error instanceof Error ? error.message : String(error)}); retrying`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  const remote = new RemoteStore(natsClient, replica);
+  const client = new StoreClient(remote);
+  let lag = 0;
+  const { app } = await buildServer({
+    store: client,
+    tls: { key, cert, clientCa },
+    authenticators: [certificateAuthenticator],
+    authorizers: [systemMastersAuthorizer],
+    ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),
+    gauges: [
+      { name: 'kstore_api_replica_revision', help: 'Revision the API replica\'s copy of the store reflects.', read: () => replica.currentRevision() },
+      { name: 'kstore_api_stream_lag', help: 'Event stream tail minus the replica revision (revisions).', read: () => lag },
+      { name: 'kstore_api_leader_known', help: '1 when the Raft leader is known.', read: () => (natsClient.leaderId === undefined ? 0 : 1) },
+    ],
+    readyz: [
+      { name: 'nats', check: async () => { if (connection.isClosed()) throw new Error('nats connection closed'); } },
+      { name: 'raft-leader', check: async () => { if (natsClient.leaderId === undefined) { await natsClient.readIndex(); } } },
+      { name: 'watch-cache', check: async () => { if (!replica.synced()) throw new Error('replica not synced with the event stream'); } },
+    ],
+  });
+  const lagTimer = setInterval(() => {
+    reader.lastThrough().then((through) => { lag = Math.max(0, through - replica.currentRevision()); }, () => {});
+  }, 2_000);
+  lagTimer.unref();
+  const address = await app.listen({ port: flags.port, host: flags.bindAddress });
+  const port = new URL(address).port;
+  const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
+  process.stdout.write(`kstore api ready: serving https://${urlHost(connectHost)}:${port} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  clearInterval(lagTimer);
+  await app.close();
+  await replica.stop();
+  natsClient.close();
+  await connection.drain().catch(() => connection.close());
+  process.stdout.write('kstore api stopped\n');
+}

@@ -1,0 +1,53 @@
+// Owns: the state service (deploy/state-service.ts) over a real nats-server and three store
+// members: a requester gets every object at one applied index, split over several messages.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { StoreClient } from '../../deploy/store-client.ts';
+import { fetchStoreObjects } from '../../deploy/state-service.ts';
+import { connectNats } from '../../raft/index.ts';
+import { NatsCluster } from '../support/nats-server.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import type { TempDir } from '../support/temp-dir.ts';
+import { createConfigMap, createNamespace, runConcurrently } from './fixtures.ts';
+import { memberIds, Members, stampedNow } from './event-stream-support.ts';
+
+let nats: NatsCluster;
+let dir: TempDir;
+let members: Members;
+let connection: NatsConnection;
+let client: StoreClient;
+
+beforeAll(async () => {
+  nats = await NatsCluster.start(1);
+  dir = await makeTempDir('kstore-state-service-');
+  members = new Members(() => nats.urls, dir.path);
+  await Promise.all(memberIds.map((id) => members.open(id)));
+  connection = await connectNats(nats.urls, 'state-service-test');
+  client = new StoreClient({ connection, cluster: 'it', group: 'ev', attemptTimeoutMs: 1_000, deadlineMs: 20_000 });
+});
+
+afterAll(async () => {
+  client?.close();
+  await connection?.close().catch(() => undefined);
+  await members?.closeAll();
+  await nats?.stopAll();
+  await dir?.remove();
+});
+
+describe('state service', () => {
+  it('returns every object at one applied index in chunks', async () => {
+    await members.leader();
+    expect((await client.propose(stampedNow(createNamespace()))).type).toBe('stored');
+    let last = 0;
+    await runConcurrently(300, 16, async (position) => {
+      const result = await client.propose(stampedNow(createConfigMap(`state-${position}`, 8 * 1024)));
+      if (result.type !== 'stored') throw new Error(JSON.stringify(result));
+      last = Math.max(last, Number(result.object.metadata.resourceVersion));
+    });
+    const { objects, appliedIndex } = await fetchStoreObjects(connection, 'it', 'ev');
+    expect(appliedIndex).toBeGreaterThanOrEqual(last);
+    const names = new Set(objects.map((entry) => entry.key.name));
+    for (let position = 0; position < 300; position += 1) expect(names.has(`state-${position}`)).toBe(true);
+    for (const entry of objects) expect(Number(entry.object.metadata.resourceVersion)).toBeLessThanOrEqual(appliedIndex);
+  }, 60_000);
+});
