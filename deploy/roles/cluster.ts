@@ -1,0 +1,703 @@
+// Owns: `kstore cluster up|down|status`: a local HA kstore as detached OS processes under one
+// data directory D — a 3-node nats-server cluster with JetStream (D/nats), the `kstore store`
+// members (D/stores/<id>), the `kstore api` replicas (one PKI in D/pki), their logs (D/logs),
+// D/cluster.json (what runs where, with pids) and D/admin.kubeconfig (one cluster and context
+// per API replica; current-context is the first replica).
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { stringify } from 'yaml';
+import { ensurePki } from '../pki.ts';
+import type { Pki } from '../pki.ts';
+import { storeSubjects } from '../../raft/node/index.ts';
+import type { MemberStatus } from '../../raft/node/index.ts';
+
+const kstoreExecutable = fileURLToPath(new URL('../kstore.mjs', import.meta.url));
+const natsServerExecutable = process.env.NATS_SERVER ?? 'nats-server';
+const clusterName = 'kstore';
+const groupName = 'main';
+const natsMaxPayloadBytes = 8 * 1024 * 1024;
+const natsReadyTimeoutMs = 30_000;
+const storeReadyTimeoutMs = 60_000;
+const apiReadyTimeoutMs = 90_000;
+const stopTimeoutMs = 15_000;
+const statusTimeoutMs = 1_500;
+
+export const clusterUsage = `Usage: kstore cluster <up|down|status> --data-dir <dir> [flags]
+
+  up       start a local HA cluster as detached processes (nats-server from PATH)
+  status   print each member's role, term, commit/applied index and each API replica's health
+  down     stop API replicas, then stores, then nats-servers (SIGTERM, SIGKILL after 15 s); keeps data
+
+Flags:
+  --data-dir <dir>         the cluster's directory (required)
+  --stores <n>             store members (default 3; up only, first up)
+  --apis <n>               API replicas (default 2; up only)
+  --nats-servers <n>       nats-servers in the NATS cluster (default 3; up only, first up)
+  --events-max-age <d>     max age of the change-event stream (default 5m; up only)
+  --port-base <n>          fixed ports: nats clients base+i, routes base+10+i, monitoring base+20+i,
+                           API replicas base+30+i (default: free ports at every up)
+  --json                   machine-readable status (status only)
+`;
+
+export interface NatsServerEntry {
+  readonly name: string;
+  readonly url: string;
+  readonly clusterPort: number;
+  readonly monitorUrl: string;
+  readonly configFile: string;
+  readonly storeDir: string;
+  readonly pid: number | undefined;
+  readonly log: string;
+}
+
+export interface StoreEntry {
+  readonly id: string;
+  readonly pid: number | undefined;
+  readonly dataDir: string;
+  readonly log: string;
+}
+
+export interface ApiEntry {
+  readonly name: string;
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number | undefined;
+  readonly log: string;
+}
+
+export interface ClusterFile {
+  readonly cluster: string;
+  readonly group: string;
+  readonly dataDir: string;
+  readonly natsUrls: readonly string[];
+  readonly nats: readonly NatsServerEntry[];
+  readonly stores: readonly StoreEntry[];
+  readonly apis: readonly ApiEntry[];
+  readonly kubeconfig: string | undefined;
+  readonly eventsMaxAge: string;
+  readonly versions: { readonly kstore: string; readonly node: string; readonly natsServer: string };
+  readonly startedAt: string;
+}
+
+interface UpFlags {
+  readonly dataDir: string;
+  readonly stores: number;
+  readonly apis: number;
+  readonly natsServers: number;
+  readonly eventsMaxAge: string;
+  readonly portBase: number | undefined;
+}
+
+function positiveInt(value: string, flag: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > 9) throw new Error(`${flag} must be an integer ${min}..9, got ${value}`);
+  return n;
+}
+
+/** Parses `kstore cluster <sub> ...`; exported so tests can check command lines against it. */
+export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' | 'status'; up: UpFlags; json: boolean } | undefined {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '-h' || sub === '--help') return undefined;
+  if (sub !== 'up' && sub !== 'down' && sub !== 'status') throw new Error(`unknown cluster command ${JSON.stringify(sub)}`);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      'data-dir': { type: 'string' },
+      stores: { type: 'string', default: '3' },
+      apis: { type: 'string', default: '2' },
+      'nats-servers': { type: 'string', default: '3' },
+      'events-max-age': { type: 'string', default: '5m' },
+      'port-base': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true, allowPositionals: false,
+  });
+  if (values.help) return undefined;
+  if (values['data-dir'] === undefined) throw new Error('--data-dir is required');
+  const portBase = values['port-base'] === undefined ? undefined : Number(values['port-base']);
+  if (portBase !== undefined && (!Number.isInteger(portBase) || portBase < 1024 || portBase > 65000)) throw new Error('--port-base must be an integer 1024..65000');
+  return {
+    sub, json: values.json,
+    up: {
+      dataDir: path.resolve(values['data-dir']), stores: positiveInt(values.stores, '--stores', 1), apis: positiveInt(values.apis, '--apis', 0),
+      natsServers: positiveInt(values['nats-servers'], '--nats-servers', 1), eventsMaxAge: values['events-max-age'], portBase,
+    },
+  };
+}
+
+export async function runCluster(args: readonly string[]): Promise<number> {
+  const parsed = parseClusterArgs(args);
+  if (parsed === undefined) {
+    process.stdout.write(clusterUsage);
+    return 0;
+  }
+  if (parsed.sub === 'up') return clusterUp(parsed.up);
+  if (parsed.sub === 'down') return clusterDown(parsed.up.dataDir);
+  return clusterStatus(parsed.up.dataDir, parsed.json);
+}
+
+// ---------------------------------------------------------------------------------------------
+// processes
+
+export function pidAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A zombie (exited, not yet reaped) counts as gone.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    if (state === 'Z' || state === 'X') return false;
+  } catch {
+    // no /proc: trust kill(0)
+  }
+  return true;
+}
+
+/** True unless /proc shows that pid now runs something that is not ours (pid reuse). */
+function pidIsOurs(pid: number): boolean {
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('nats-server') || cmdline.includes('kstore');
+  } catch {
+    return true;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+class StartFailure extends Error {
+  constructor(message: string, readonly log: string) {
+    super(message);
+  }
+}
+
+async function poll<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const result = await check();
+      if (result !== undefined) return result;
+    } catch (error) {
+      // A start failure (the process died) ends the wait at once; anything else means "not yet".
+      if (error instanceof StartFailure) throw error;
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError instanceof Error ? ` (${lastError.message})` : ''}`);
+    }
+    await sleep(100);
+  }
+}
+
+function startDetached(command: string, args: readonly string[], log: string): number {
+  const fd = openSync(log, 'a');
+  try {
+    const child = spawn(command, [...args], { detached: true, stdio: ['ignore', fd, fd], env: process.env });
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not start ${command}`);
+    return child.pid;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Waits for a line starting with `prefix` written to `log` after byte `from`; fails when the pid dies. */
+async function waitForLine(name: string, pid: number, log: string, from: number, prefix: string, timeoutMs: number): Promise<string> {
+  try {
+    return await poll(`${name}: "${prefix}"`, timeoutMs, () => {
+      const text = readFileSync(log).subarray(from).toString('utf8');
+      const line = text.split('\n').find((candidate) => candidate.startsWith(prefix));
+      if (line !== undefined) return line;
+      if (!pidAlive(pid)) throw new StartFailure(`${name} exited before it was ready`, log);
+      return undefined;
+    });
+  } catch (error) {
+    if (error instanceof StartFailure) throw error;
+    throw new StartFailure(error instanceof Error ? error.message : String(error), log);
+  }
+}
+
+function logSize(log: string): number {
+  try {
+    return readFileSync(log).length;
+  } catch {
+    return 0;
+  }
+}
+
+async function stopPids(entries: readonly { readonly name: string; readonly pid: number | undefined }[]): Promise<void> {
+  const live = entries.filter((entry): entry is { name: string; pid: number } => entry.pid !== undefined && pidAlive(entry.pid) && pidIsOurs(entry.pid));
+  for (const entry of live) {
+    try {
+      process.kill(entry.pid, 'SIGTERM');
+    } catch {
+      // gone already
+    }
+  }
+  const deadline = Date.now() + stopTimeoutMs;
+  while (live.some((entry) => pidAlive(entry.pid)) && Date.now() < deadline) await sleep(100);
+  for (const entry of live) {
+    if (!pidAlive(entry.pid)) continue;
+    process.stderr.write(`kstore cluster: ${entry.name} (pid ${entry.pid}) did not exit within ${stopTimeoutMs} ms: SIGKILL\n`);
+    try {
+      process.kill(entry.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  await poll('killed processes to exit', stopTimeoutMs, () => (live.every((entry) => !pidAlive(entry.pid)) ? true : undefined));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// cluster.json
+
+export function clusterFilePath(dataDir: string): string {
+  return path.join(dataDir, 'cluster.json');
+}
+
+export async function readClusterFile(dataDir: string): Promise<ClusterFile | undefined> {
+  try {
+    return JSON.parse(await readFile(clusterFilePath(dataDir), 'utf8')) as ClusterFile;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function writeAtomic(file: string, text: string, mode = 0o644): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, text, { mode });
+  await rename(temporary, file);
+}
+
+function allPids(file: ClusterFile): { name: string; pid: number | undefined }[] {
+  return [
+    ...file.apis.map((api) => ({ name: `api ${api.name}`, pid: api.pid })),
+    ...file.stores.map((store) => ({ name: `store ${store.id}`, pid: store.pid })),
+    ...file.nats.map((server) => ({ name: `nats-server ${server.name}`, pid: server.pid })),
+  ];
+}
+
+function natsServerVersion(): string {
+  try {
+    return execFileSync(natsServerExecutable, ['--version'], { encoding: 'utf8', timeout: 5_000 }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function kstoreVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// up
+
+export function natsConfigText(name: string, clientPort: number, clusterPort: number, monitorPort: number, storeDir: string, routePorts: readonly number[]): string {
+  const lines = [
+    `# Written by kstore cluster up; rewritten at every up (ports may change).`,
+    `server_name: ${name}`,
+    `listen: 127.0.0.1:${clientPort}`,
+    `http: 127.0.0.1:${monitorPort}`,
+    `max_payload: ${natsMaxPayloadBytes}`,
+    `jetstream {`,
+    `  store_dir: ${JSON.stringify(storeDir)}`,
+    `}`,
+  ];
+  if (routePorts.length > 0) {
+    lines.push(
+      `cluster {`,
+      `  name: ${clusterName}`,
+      `  listen: 127.0.0.1:${clusterPort}`,
+      `  routes: [`,
+      ...routePorts.map((port) => `    nats-route://127.0.0.1:${port}`),
+      `  ]`,
+      `}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function jetStreamReady(urls: readonly string[]): Promise<true | undefined> {
+  const connection = await connect({ servers: [...urls], reconnect: false, timeout: 1_000 });
+  try {
+    const reply = await connection.request('$JS.API.INFO', '', { timeout: 2_000 });
+    const info = JSON.parse(reply.string()) as { error?: unknown };
+    return info.error === undefined ? true : undefined;
+  } finally {
+    await connection.close();
+  }
+}
+
+async function memberStatus(connection: NatsConnection, id: string): Promise<MemberStatus | undefined> {
+  try {
+    const reply = await connection.request(storeSubjects(clusterName, groupName).statusOf(id), '', { timeout: statusTimeoutMs });
+    return JSON.parse(reply.string()) as MemberStatus;
+  } catch {
+    return undefined;
+  }
+}
+
+export function kubeconfigDocument(apis: readonly Pick<ApiEntry, 'name' | 'url'>[], pki: Pick<Pki, 'caCert' | 'adminCert' | 'adminKey'>): Record<string, unknown> {
+  const b64 = (pem: string): string => Buffer.from(pem, 'utf8').toString('base64');
+  return {
+    apiVersion: 'v1', kind: 'Config',
+    clusters: apis.map((api) => ({ name: `kstore-${api.name}`, cluster: { server: api.url, 'certificate-authority-data': b64(pki.caCert) } })),
+    users: [{ name: 'kstore-admin', user: { 'client-certificate-data': b64(pki.adminCert), 'client-key-data': b64(pki.adminKey) } }],
+    contexts: apis.map((api) => ({ name: `kstore-${api.name}`, context: { cluster: `kstore-${api.name}`, user: 'kstore-admin' } })),
+    'current-context': apis[0] === undefined ? '' : `kstore-${apis[0].name}`,
+    preferences: {},
+  };
+}
+
+async function clusterUp(flags: UpFlags): Promise<number> {
+  const dataDir = flags.dataDir;
+  const previous = await readClusterFile(dataDir);
+  if (previous !== undefined) {
+    const alive = allPids(previous).filter((entry) => pidAlive(entry.pid) && pidIsOurs(entry.pid ?? 0));
+    if (alive.length > 0) {
+      process.stderr.write(`kstore cluster up: ${dataDir} has a running cluster (${alive.map((entry) => `${entry.name} pid ${entry.pid}`).join(', ')}); run kstore cluster down first\n`);
+      return 1;
+    }
+  }
+  // A restart keeps the ids, data dirs and sizes of the first up.
+  const natsCount = previous?.nats.length ?? flags.natsServers;
+  const storeIds = previous?.stores.map((store) => store.id) ?? Array.from({ length: flags.stores }, (_, i) => `s${i + 1}`);
+  const apiCount = flags.apis;
+  const logs = path.join(dataDir, 'logs');
+  await mkdir(logs, { recursive: true });
+  await mkdir(path.join(dataDir, 'nats'), { recursive: true });
+  await mkdir(path.join(dataDir, 'stores'), { recursive: true });
+
+  const taken = new Set<number>();
+  const pick = async (fixed: number | undefined): Promise<number> => {
+    if (fixed !== undefined) return fixed;
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
+  };
+  const base = flags.portBase;
+  const started: { name: string; pid: number | undefined }[] = [];
+  const nats: NatsServerEntry[] = [];
+  const stores: StoreEntry[] = [];
+  const apis: ApiEntry[] = [];
+  let kubeconfig: string | undefined;
+
+  const versions = { kstore: kstoreVersion(), node: process.version, natsServer: natsServerVersion() };
+  const write = async (): Promise<ClusterFile> => {
+    const file: ClusterFile = {
+      cluster: clusterName, group: groupName, dataDir, natsUrls: nats.map((server) => server.url), nats, stores, apis, kubeconfig,
+      eventsMaxAge: flags.eventsMaxAge,
+      versions,
+      startedAt: new Date().toISOString(),
+    };
+    await writeAtomic(clusterFilePath(dataDir), `${JSON.stringify(file, null, 2)}\n`);
+    return file;
+  };
+
+  try {
+    // nats-servers
+    const ports = [];
+    for (let i = 0; i < natsCount; i++) {
+      ports.push({
+        client: await pick(base === undefined ? undefined : base + i),
+        cluster: await pick(base === undefined ? undefined : base + 10 + i),
+        monitor: await pick(base === undefined ? undefined : base + 20 + i),
+      });
+    }
+    for (const [i, port] of ports.entries()) {
+      const name = `n${i + 1}`;
+      const storeDir = path.join(dataDir, 'nats', name);
+      await mkdir(storeDir, { recursive: true });
+      const configFile = path.join(dataDir, 'nats', `${name}.conf`);
+      const routes = natsCount > 1 ? ports.filter((_, other) => other !== i).map((other) => other.cluster) : [];
+      await writeFile(configFile, natsConfigText(name, port.client, port.cluster, port.monitor, storeDir, routes));
+      const log = path.join(logs, `nats-${name}.log`);
+      const pid = startDetached(natsServerExecutable, ['-c', configFile], log);
+      started.push({ name: `nats-server ${name}`, pid });
+      nats.push({ name, url: `nats://127.0.0.1:${port.client}`, clusterPort: port.cluster, monitorUrl: `http://127.0.0.1:${port.monitor}`, configFile, storeDir, pid, log });
+    }
+    await write();
+    const natsUrls = nats.map((server) => server.url);
+    for (const server of nats) {
+      await poll(`nats-server ${server.name} to accept clients`, natsReadyTimeoutMs, async () => {
+        if (!pidAlive(server.pid)) throw new StartFailure(`nats-server ${server.name} exited`, server.log);
+        const connection = await connect({ servers: server.url, reconnect: false, timeout: 1_000 });
+        await connection.close();
+        return true;
+      }).catch((error: unknown) => {
+        throw error instanceof StartFailure ? error : new StartFailure(error instanceof Error ? error.message : String(error), server.log);
+      });
+    }
+    await poll('JetStream (meta leader elected)', natsReadyTimeoutMs, () => jetStreamReady(natsUrls)).catch((error: unknown) => {
+      throw new StartFailure(error instanceof Error ? error.message : String(error), nats[0]?.log ?? '');
+    });
+
+    // store members
+    for (const id of storeIds) {
+      const memberDir = path.join(dataDir, 'stores', id);
+      await mkdir(memberDir, { recursive: true });
+      const log = path.join(logs, `store-${id}.log`);
+      const from = logSize(log);
+      const pid = startDetached(process.execPath, [kstoreExecutable, 'store', '--id', id, '--peers', storeIds.join(','), '--nats', natsUrls.join(','),
+        '--data-dir', memberDir, '--cluster', clusterName, '--group', groupName, '--events-max-age', flags.eventsMaxAge], log);
+      started.push({ name: `store ${id}`, pid });
+      stores.push({ id, pid, dataDir: memberDir, log });
+      await write();
+      await waitForLine(`store ${id}`, pid, log, from, 'kstore store ready:', storeReadyTimeoutMs);
+    }
+    const connection = await connect({ servers: natsUrls, timeout: 2_000 });
+    try {
+      await poll('a Raft leader', storeReadyTimeoutMs, async () => {
+        const statuses = await Promise.all(storeIds.map((id) => memberStatus(connection, id)));
+        return statuses.some((status) => status?.role === 'leader') ? true : undefined;
+      }).catch((error: unknown) => {
+        throw new StartFailure(error instanceof Error ? error.message : String(error), stores[0]?.log ?? '');
+      });
+    } finally {
+      await connection.close();
+    }
+
+    // API replicas
+    if (apiCount > 0) {
+      const pki = await ensurePki(dataDir, []);
+      const apiLogStarts = new Map<string, number>();
+      for (let i = 0; i < apiCount; i++) {
+        const name = `a${i + 1}`;
+        const port = await pick(base === undefined ? undefined : base + 30 + i);
+        const log = path.join(logs, `api-${name}.log`);
+        apiLogStarts.set(name, logSize(log));
+        const pid = startDetached(process.execPath, [kstoreExecutable, 'api', '--nats', natsUrls.join(','), '--port', String(port), '--bind-address', '127.0.0.1',
+          '--tls-cert-file', pki.paths.serverCert, '--tls-private-key-file', pki.paths.serverKey, '--client-ca-file', pki.paths.caCert,
+          '--cluster', clusterName, '--group', groupName], log);
+        started.push({ name: `api ${name}`, pid });
+        apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
+        await write();
+      }
+      for (const api of apis) {
+        await waitForLine(`api ${api.name}`, api.pid ?? 0, api.log, apiLogStarts.get(api.name) ?? 0, 'kstore api ready:', apiReadyTimeoutMs);
+      }
+      kubeconfig = path.join(dataDir, 'admin.kubeconfig');
+      await writeAtomic(kubeconfig, stringify(kubeconfigDocument(apis, pki)), 0o600);
+    }
+    const file = await write();
+    process.stdout.write(summary(file));
+    return 0;
+  } catch (error) {
+    process.stderr.write(`kstore cluster up: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof StartFailure && error.log !== '') process.stderr.write(`--- last lines of ${error.log} ---\n${tail(error.log)}\n`);
+    process.stderr.write('kstore cluster up: stopping what was started\n');
+    await stopPids([...started].reverse());
+    return 1;
+  }
+}
+
+function summary(file: ClusterFile): string {
+  const lines = [
+    `kstore cluster up: ${file.dataDir}`,
+    `  nats:   ${file.natsUrls.join(',')}`,
+    ...file.stores.map((store) => `  store ${store.id}: pid ${store.pid ?? '-'} data ${store.dataDir}`),
+    ...file.apis.map((api) => `  api ${api.name}: ${api.url} pid ${api.pid ?? '-'}`),
+    file.kubeconfig === undefined ? '  (no API replicas: no kubeconfig)' : `  export KUBECONFIG=${file.kubeconfig}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// down
+
+async function clusterDown(dataDir: string): Promise<number> {
+  const file = await readClusterFile(dataDir);
+  if (file === undefined) {
+    process.stdout.write(`kstore cluster down: no cluster.json in ${dataDir}; nothing to stop\n`);
+    return 0;
+  }
+  await stopPids(file.apis.map((api) => ({ name: `api ${api.name}`, pid: api.pid })));
+  await stopPids(file.stores.map((store) => ({ name: `store ${store.id}`, pid: store.pid })));
+  await stopPids(file.nats.map((server) => ({ name: `nats-server ${server.name}`, pid: server.pid })));
+  process.stdout.write(`kstore cluster down: stopped (data kept in ${dataDir})\n`);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// status
+
+export interface StoreStatusRow {
+  readonly id: string;
+  readonly pid: number | undefined;
+  readonly alive: boolean;
+  readonly reachable: boolean;
+  readonly role: string;
+  readonly term: number | undefined;
+  readonly commitIndex: number | undefined;
+  readonly appliedIndex: number | undefined;
+  readonly leader: string | undefined;
+}
+
+export interface ApiStatusRow {
+  readonly name: string;
+  readonly url: string;
+  readonly pid: number | undefined;
+  readonly alive: boolean;
+  readonly ready: boolean;
+  readonly detail: string;
+}
+
+export interface NatsStatusRow {
+  readonly name: string;
+  readonly url: string;
+  readonly pid: number | undefined;
+  readonly alive: boolean;
+  readonly jetstream: string;
+}
+
+export interface ClusterStatus {
+  readonly dataDir: string;
+  readonly healthy: boolean;
+  readonly leader: string | undefined;
+  readonly stores: readonly StoreStatusRow[];
+  readonly apis: readonly ApiStatusRow[];
+  readonly nats: readonly NatsStatusRow[];
+}
+
+function httpGet(url: string, options: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const handler = (response: http.IncomingMessage): void => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('error', reject);
+    };
+    const request = url.startsWith('https:')
+      ? https.get(url, { ...options, timeout: statusTimeoutMs }, handler)
+      : http.get(url, { timeout: statusTimeoutMs }, handler);
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', reject);
+  });
+}
+
+export async function collectStatus(dataDir: string): Promise<ClusterStatus> {
+  const file = await readClusterFile(dataDir);
+  if (file === undefined) throw new Error(`no cluster.json in ${dataDir}: run kstore cluster up first`);
+  let connection: NatsConnection | undefined;
+  try {
+    connection = await connect({ servers: [...file.natsUrls], reconnect: false, timeout: statusTimeoutMs });
+  } catch {
+    connection = undefined;
+  }
+  const stores: StoreStatusRow[] = [];
+  try {
+    const statuses = await Promise.all(file.stores.map((store) => (connection === undefined ? Promise.resolve(undefined) : memberStatus(connection, store.id))));
+    for (const [i, store] of file.stores.entries()) {
+      const status = statuses[i];
+      stores.push({
+        id: store.id, pid: store.pid, alive: pidAlive(store.pid), reachable: status !== undefined,
+        role: status?.role ?? 'unreachable', term: status?.term, commitIndex: status?.commitIndex, appliedIndex: status?.appliedIndex, leader: status?.leaderId,
+      });
+    }
+  } finally {
+    await connection?.close();
+  }
+  const pkiDir = path.join(dataDir, 'pki');
+  const tls = file.apis.length > 0 && existsSync(pkiDir)
+    ? await ensurePki(dataDir, []).then((pki) => ({ ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey }))
+    : {};
+  const apis: ApiStatusRow[] = await Promise.all(file.apis.map(async (api) => {
+    try {
+      const response = await httpGet(`${api.url}/readyz?verbose`, tls);
+      return { name: api.name, url: api.url, pid: api.pid, alive: pidAlive(api.pid), ready: response.status === 200, detail: response.status === 200 ? 'ok' : `${response.status}: ${response.body.trim().split('\n').filter((line) => line.includes('failed')).join('; ') || response.body.trim().slice(0, 200)}` };
+    } catch (error) {
+      return { name: api.name, url: api.url, pid: api.pid, alive: pidAlive(api.pid), ready: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+  }));
+  const nats: NatsStatusRow[] = await Promise.all(file.nats.map(async (server) => {
+    let jetstream: string;
+    try {
+      const response = await httpGet(`${server.monitorUrl}/healthz`);
+      jetstream = response.status === 200 ? 'ok' : `${response.status} ${response.body.trim().slice(0, 120)}`;
+    } catch (error) {
+      jetstream = `unreachable (${error instanceof Error ? error.message : String(error)})`;
+    }
+    return { name: server.name, url: server.url, pid: server.pid, alive: pidAlive(server.pid), jetstream };
+  }));
+  const leaders = stores.filter((store) => store.role === 'leader');
+  const leader = leaders.length === 1 ? leaders[0]?.id : undefined;
+  const healthy = leader !== undefined && apis.every((api) => api.ready);
+  return { dataDir, healthy, leader, stores, apis, nats };
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+const dash = (value: number | string | undefined): string => (value === undefined ? '-' : String(value));
+
+async function clusterStatus(dataDir: string, json: boolean): Promise<number> {
+  const status = await collectStatus(dataDir);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+  } else {
+    const out = [
+      `cluster ${dataDir}: ${status.healthy ? 'healthy' : 'UNHEALTHY'} (leader ${status.leader ?? 'none'})`, '',
+      table([['STORE', 'PID', 'ALIVE', 'ROLE', 'TERM', 'COMMIT', 'APPLIED', 'LEADER'],
+        ...status.stores.map((s) => [s.id, dash(s.pid), s.alive ? 'yes' : 'no', s.role, dash(s.term), dash(s.commitIndex), dash(s.appliedIndex), dash(s.leader)])]), '',
+    ];
+    if (status.apis.length > 0) {
+      out.push(table([['API', 'URL', 'PID', 'ALIVE', 'READY', 'DETAIL'],
+        ...status.apis.map((a) => [a.name, a.url, dash(a.pid), a.alive ? 'yes' : 'no', a.ready ? 'yes' : 'no', a.detail])]), '');
+    }
+    out.push(table([['NATS', 'URL', 'PID', 'ALIVE', 'JETSTREAM'], ...status.nats.map((n) => [n.name, n.url, dash(n.pid), n.alive ? 'yes' : 'no', n.jetstream])]), '');
+    process.stdout.write(out.join('\n'));
+  }
+  return status.healthy ? 0 : 1;
+}
