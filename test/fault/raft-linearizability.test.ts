@@ -33,7 +33,7 @@ import type { WorkloadOptions } from './workload.ts';
  * contended. 10 s leaves room for a 4 s fault plus the election (1-2 s) and catch-up after it.
  */
 const workload: WorkloadOptions = {
-  clients: 8, keys: ['r0', 'r1', 'r2', 'r3'], durationMs: 10_000, readFraction: 0.45, ledgerFraction: 0.05,
+  clients: 8, keys: ['r0', 'r1', 'r2', 'r3'], durationMs: 10_000, afterFaultsMs: 2_000, readFraction: 0.45, ledgerFraction: 0.05,
   // One attempt waits 500 ms and a call 1.5 s in all, less than the election after a fault
   // (1-2 s): operations caught in a fault are retried with the same session and sequence
   // (at-most-once apply is exercised) and then meet their deadline and are recorded as pending
@@ -120,7 +120,8 @@ function longestGapMs(returns: readonly number[]): number {
 
 /** Acknowledged operations per second of the run, for the report line (shows the dip and the recovery). */
 function perSecond(returns: readonly number[], startedAt: number): number[] {
-  const buckets = new Array<number>(Math.ceil(workload.durationMs / 1000) + 1).fill(0);
+  const seconds = Math.max(Math.ceil(workload.durationMs / 1000), ...returns.map((returned) => Math.floor((returned - startedAt) / 1000)));
+  const buckets = new Array<number>(seconds + 1).fill(0);
   for (const returned of returns) {
     const bucket = Math.min(buckets.length - 1, Math.floor((returned - startedAt) / 1000));
     buckets[bucket] = (buckets[bucket] ?? 0) + 1;

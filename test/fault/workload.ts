@@ -24,8 +24,13 @@ export function now(): number {
 export interface WorkloadOptions {
   readonly clients: number;
   readonly keys: readonly string[];
-  /** The workload stops starting operations this long after it started. */
+  /** The workload stops starting operations this long after it started ... */
   readonly durationMs: number;
+  /**
+   * ... but not before this long after the faults resolved (healed), so the history always holds
+   * operations after healing however long a restart took on a busy machine.
+   */
+  readonly afterFaultsMs: number;
   /** Fraction of operations that are reads; the rest are writes, except ledger creates. */
   readonly readFraction: number;
   /** Fraction of operations that are ledger creates. */
@@ -108,7 +113,8 @@ export class HistoryRecorder {
 }
 
 /**
- * Runs the workload until `durationMs` passed, while `faults` runs alongside; resolves once
+ * Runs the workload until `durationMs` passed and `afterFaultsMs` after `faults` resolved, while
+ * `faults` runs alongside; resolves once
  * every client finished its last operation and `faults` resolved. Connections are closed even
  * when a client fails.
  */
@@ -125,7 +131,11 @@ export async function runWorkload(cluster: StoreCluster, recorder: HistoryRecord
         connection, cluster: cluster.options.cluster, group: 'main', attemptTimeoutMs: options.attemptTimeoutMs, deadlineMs: options.deadlineMs,
       }));
     }
-    const stopAt = now() + options.durationMs;
+    let stopAt = now() + options.durationMs;
+    const runFaults = async (): Promise<void> => {
+      await faults();
+      stopAt = Math.max(stopAt, now() + options.afterFaultsMs);
+    };
     const runClient = async (client: StoreClient, position: number): Promise<void> => {
       const clientId = `c${position}`;
       for (let sequence = 0; now() < stopAt; sequence++) {
@@ -150,7 +160,7 @@ export async function runWorkload(cluster: StoreCluster, recorder: HistoryRecord
         }
       }
     };
-    await Promise.all([faults(), ...clients.map((client, position) => runClient(client, position))]);
+    await Promise.all([runFaults(), ...clients.map((client, position) => runClient(client, position))]);
     return {
       history: recorder.history, writes: recorder.writes, reads: recorder.reads, ledger, pendingLedger,
       retries: clients.reduce((sum, client) => sum + client.retries, 0),
