@@ -17,6 +17,12 @@ export interface StoreBackend {
   subscribe(listener: (events: readonly ChangeEvent[]) => void): () => void;
   /** Revision of the last applied entry. */
   currentRevision(): number;
+  /**
+   * Optional: a backend whose copy of the state can lose events (an API replica that fell off
+   * the event stream) re-syncs and calls the listener once the new state is in place, before
+   * any later event; watchers of the old copy must end with 410. Returns the unsubscribe function.
+   */
+  subscribeResyncs?(listener: (reason: string) => void): () => void;
   /** Whether the store can take writes now (a leader is known). */
   ready(): boolean;
 }
@@ -59,6 +65,11 @@ export class StoreClient {
 
   currentRevision(): number {
     return this.#backend.currentRevision();
+  }
+
+  /** Re-syncs of the backend's copy (see StoreBackend.subscribeResyncs); a no-op for a backend that cannot lose events. */
+  subscribeResyncs(listener: (reason: string) => void): () => void {
+    return this.#backend.subscribeResyncs?.(listener) ?? (() => {});
   }
 
   ready(): boolean {

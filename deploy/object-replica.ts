@@ -1,8 +1,9 @@
 // Owns: an API replica's in-memory copy of the store. Initial sync from the state service
 // (deploy/state-service.ts) at applied index A, then EventStreamReader.follow(A) applying each
 // contiguous batch (set/delete by key); `revision` is the last batch's `through`. On a gap the
-// follow stops, resync listeners are told (the watch cache must end its watches with 410:
-// events were missed), and the replica re-syncs from the state service and follows again.
+// follow stops, the replica re-syncs from the state service, tells the resync listeners once the
+// new state is in place and before following again (the watch cache ends its watches with 410
+// and restarts its window there: events in between were missed), and follows again.
 // Serves what StoreBackend needs for reads: get, list, subscribe, currentRevision; synced().
 import { collectionPrefix, keyString } from '../actors/index.ts';
 import type { ChangeEvent, CollectionKey, KubeObject, ObjectKey } from '../actors/index.ts';
@@ -70,7 +71,10 @@ export class ObjectReplica {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Called when the replica lost events and re-synced: watchers must be ended (410). */
+  /**
+   * Called when the replica lost events and re-synced, after the new state is in place and
+   * before any later event is delivered: watchers must be ended (410).
+   */
   onResync(listener: (reason: string) => void): () => void {
     this.#resyncListeners.add(listener);
     return () => this.#resyncListeners.delete(listener);
@@ -82,7 +86,7 @@ export class ObjectReplica {
     return new Promise((resolve) => this.#revisionWaiters.add({ revision, resolve }));
   }
 
-  async #sync(): Promise<void> {
+  async #sync(resyncReason?: string): Promise<void> {
     const { objects, appliedIndex } = await this.#source.fetchState();
     if (this.#stopped) return;
     const map = new Map<string, KubeObject>();
@@ -90,6 +94,7 @@ export class ObjectReplica {
     this.#objects = map;
     this.#revision = appliedIndex;
     this.#synced = true;
+    if (resyncReason !== undefined) for (const listener of this.#resyncListeners) listener(resyncReason);
     this.#wake();
     this.#follow = this.#source.follow(appliedIndex, (batch) => this.#apply(batch), (reason) => { void this.#onGap(reason); });
   }
@@ -115,11 +120,10 @@ export class ObjectReplica {
     const follow = this.#follow;
     this.#follow = undefined;
     await follow?.stop().catch(() => {});
-    for (const listener of this.#resyncListeners) listener(reason);
     for (;;) {
       if (this.#stopped) return;
       try {
-        await this.#sync();
+        await this.#sync(reason);
         return;
       } catch (error) {
         this.#log(`object replica: re-sync failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -49,6 +49,10 @@ export class RemoteStore implements StoreBackend {
     return this.#replica.currentRevision();
   }
 
+  subscribeResyncs(listener: (reason: string) => void): () => void {
+    return this.#replica.onResync(listener);
+  }
+
   ready(): boolean {
     return this.#client.leaderId !== undefined && this.#replica.synced();
   }

@@ -13,6 +13,7 @@ import { bothMatch, parseFieldSelector, parseLabelSelector } from '../selectors.
 import type { Selector } from '../selectors.ts';
 import { badRequest, gone, invalid } from '../status.ts';
 import { toTable } from '../table.ts';
+import { WatcherExpiredError } from '../watchcache/cache-watcher.ts';
 import type { CacheWatcher } from '../watchcache/cache-watcher.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { queryBoolean, queryString } from './context.ts';
@@ -110,6 +111,8 @@ async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector
     const converted = convertEvent(event, selector);
     if (converted) yield frame(converted.type, renderObject(target, converted.object, format, includeObject));
   }
+  const reason = plan.watcher.closeReason;
+  if (reason instanceof WatcherExpiredError) yield frame('ERROR', gone(reason.message).status);
 }
 
 export async function handleWatch(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {

@@ -22,6 +22,18 @@ export class WatcherOverflowError extends Error {
   }
 }
 
+/**
+ * The watch cache lost events (its store copy re-synced) and restarted its window after this
+ * watcher's position: the watcher ends with a 410 Expired ERROR event and the client re-lists,
+ * as after kube-apiserver's "too old resource version".
+ */
+export class WatcherExpiredError extends Error {
+  constructor(reason: string) {
+    super(`the watch cache re-synced (${reason}); events may have been missed, list again`);
+    this.name = 'WatcherExpiredError';
+  }
+}
+
 /** A progress marker: every change up to `revision` has been queued before it. */
 export interface Bookmark {
   readonly type: 'BOOKMARK';

@@ -7,7 +7,7 @@
 import type { ChangeEvent, CollectionKey, KubeObject } from '../../actors/index.ts';
 import { collectionPrefix, keyString } from '../../actors/index.ts';
 import type { StoreClient } from '../store-client.ts';
-import { CacheWatcher } from './cache-watcher.ts';
+import { CacheWatcher, WatcherExpiredError } from './cache-watcher.ts';
 import type { WatchFilter } from './cache-watcher.ts';
 
 /**
@@ -26,6 +26,7 @@ export class WatchCache {
   #startRevision: number;
   readonly #watchers = new Set<CacheWatcher>();
   readonly #unsubscribe: () => void;
+  readonly #unsubscribeResyncs: () => void;
   readonly #eventsMax: number;
 
   constructor(store: StoreClient, eventsMax: number = cachedEventsMax) {
@@ -33,10 +34,12 @@ export class WatchCache {
     this.#eventsMax = eventsMax;
     this.#startRevision = store.currentRevision();
     this.#unsubscribe = store.subscribe((events) => this.#onEvents(events));
+    this.#unsubscribeResyncs = store.subscribeResyncs((reason) => this.#reset(reason));
   }
 
   close(): void {
     this.#unsubscribe();
+    this.#unsubscribeResyncs();
     for (const watcher of this.#watchers) watcher.terminate(undefined);
     this.#watchers.clear();
   }
@@ -93,6 +96,18 @@ export class WatchCache {
 
   watcherCount(): number {
     return this.#watchers.size;
+  }
+
+  /**
+   * The store copy re-synced: events before its new revision may be missing, so the window
+   * restarts there and every watcher ends with 410 (its client re-lists).
+   */
+  #reset(reason: string): void {
+    this.#events.length = 0;
+    this.#startRevision = this.#store.currentRevision();
+    const watchers = [...this.#watchers];
+    this.#watchers.clear();
+    for (const watcher of watchers) watcher.terminate(new WatcherExpiredError(reason));
   }
 
   #onEvents(events: readonly ChangeEvent[]): void {

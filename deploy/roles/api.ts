@@ -57,6 +57,9 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
   };
 }
 
+/** See runApi: shorter than storeRequestTimeoutMs (30 s). */
+const natsCallDeadlineMs = 25_000;
+
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
@@ -65,7 +68,9 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   const log = (line: string): void => { process.stderr.write(`${line}\n`); };
   const [cert, key, clientCa] = await Promise.all([readFile(flags.tlsCertFile, 'utf8'), readFile(flags.tlsPrivateKeyFile, 'utf8'), readFile(flags.clientCaFile, 'utf8')]);
   const connection = await connectNats([...flags.natsServers], `kstore-api-${flags.cluster}-${flags.group}`);
-  const natsClient = new NatsStoreClient({ connection, cluster: flags.cluster, group: flags.group });
+  // A call's NATS deadline ends before the HTTP layer's 30 s (api/store-client.ts), so a store
+  // without a leader answers 503 (StoreDeadlineError) rather than racing the 504.
+  const natsClient = new NatsStoreClient({ connection, cluster: flags.cluster, group: flags.group, deadlineMs: natsCallDeadlineMs });
   const reader = await EventStreamReader.open({ connection, cluster: flags.cluster, group: flags.group, log });
   const replica = new ObjectReplica({
     fetchState: () => fetchStoreObjects(connection, flags.cluster, flags.group),

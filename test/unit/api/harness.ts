@@ -25,6 +25,16 @@ export class ImmediateBackend implements StoreBackend {
   subscribe = (listener: (events: readonly ChangeEvent[]) => void) => this.state.subscribe(listener);
   currentRevision = (): number => this.state.appliedIndex();
   ready = (): boolean => true;
+
+  readonly #resyncListeners = new Set<(reason: string) => void>();
+  subscribeResyncs = (listener: (reason: string) => void): (() => void) => {
+    this.#resyncListeners.add(listener);
+    return () => this.#resyncListeners.delete(listener);
+  };
+  /** What an API replica's copy does after losing events: re-synced, the listeners are told. */
+  simulateResync(reason: string): void {
+    for (const listener of this.#resyncListeners) listener(reason);
+  }
 }
 
 export const headerAuthenticator: Authenticator = (request) => {

@@ -66,6 +66,25 @@ describe('watch', () => {
     watch.close();
   });
 
+  it('a re-sync of the store copy ends every watch with a 410 ERROR and restarts the window at the new revision', async () => {
+    const first = (await harness.request('POST', cms, configMap('one'))).json();
+    const watch = await openWatch(`${cms}?watch=1&resourceVersion=${first.metadata.resourceVersion}`);
+    await harness.request('POST', cms, configMap('two'));
+    expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'two' } } });
+    harness.backend.simulateResync('stream recreated');
+    expect(await watch.next()).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+    expect(await watch.ended()).toBe(true);
+    expect(harness.cache.watcherCount()).toBe(0);
+    // Resuming from before the re-sync is refused; from the re-synced revision it works.
+    const stale = await openWatch(`${cms}?watch=1&resourceVersion=${first.metadata.resourceVersion}`);
+    expect(await stale.next()).toMatchObject({ type: 'ERROR', object: { code: 410, reason: 'Expired' } });
+    stale.close();
+    const resumed = await openWatch(`${cms}?watch=1&resourceVersion=${harness.backend.currentRevision()}`);
+    await harness.request('POST', cms, configMap('three'));
+    expect(await resumed.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'three' } } });
+    resumed.close();
+  });
+
   it('resuming from a resourceVersion does not replay that version but sends everything after it', async () => {
     const first = (await harness.request('POST', cms, configMap('one'))).json();
     await harness.request('POST', cms, configMap('two'));

@@ -56,11 +56,12 @@ describe('ObjectReplica', () => {
     const replica = new ObjectReplica(source);
     await replica.start();
     const resyncs: string[] = [];
-    replica.onResync((reason) => resyncs.push(reason));
+    // Told once the new state is in place (the watch cache restarts its window at that revision).
+    replica.onResync((reason) => resyncs.push(`${reason} at ${replica.currentRevision()}, c ${replica.get(key('c')) === undefined ? 'missing' : 'present'}`));
     source.state = { objects: [{ key: key('c'), object: object('c', 20) }], appliedIndex: 20 };
     source.onGap!('stream recreated');
     await waitFor(() => replica.currentRevision() === 20 && replica.synced(), { timeoutMs: 2_000, description: 'resync' });
-    expect(resyncs).toEqual(['stream recreated']);
+    expect(resyncs).toEqual(['stream recreated at 20, c present']);
     expect(source.followedAfter).toEqual([0, 20]);
     expect(replica.get(key('c'))).toBeDefined();
     // a non-contiguous batch is a gap too
