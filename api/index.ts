@@ -8,4 +8,4 @@ export type { Authenticator, UserInfo } from './authn.ts';
 export { systemMastersAuthorizer } from './authz.ts';
 export type { Authorizer } from './authz.ts';
 export { formatTime } from './endpoints/context.ts';
-export type { GaugeSource } from './metrics.ts';
+export type { GaugeSource, LabeledGaugeSource, LabeledValue } from './metrics.ts';

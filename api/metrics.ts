@@ -20,6 +20,20 @@ export interface GaugeSource {
   readonly read: () => number;
 }
 
+/** One labelled series of a LabeledGaugeSource. */
+export interface LabeledValue {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** A gauge with labels whose series are all read when scraped (e.g. one per Raft member). */
+export interface LabeledGaugeSource {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  readonly readAll: () => readonly LabeledValue[];
+}
+
 export class ApiMetrics {
   readonly registry = new Registry();
   readonly #requests = new Counter({
@@ -38,9 +52,19 @@ export class ApiMetrics {
   });
 
   /** Registers gauges read at scrape time. */
-  addGauges(sources: readonly GaugeSource[]): void {
+  addGauges(sources: readonly (GaugeSource | LabeledGaugeSource)[]): void {
     for (const source of sources) {
-      new Gauge({ name: source.name, help: source.help, registers: [this.registry], collect() { this.set(source.read()); } });
+      if ('readAll' in source) {
+        new Gauge({
+          name: source.name, help: source.help, labelNames: [...source.labelNames], registers: [this.registry],
+          collect() {
+            this.reset();
+            for (const series of source.readAll()) this.set({ ...series.labels }, series.value);
+          },
+        });
+      } else {
+        new Gauge({ name: source.name, help: source.help, registers: [this.registry], collect() { this.set(source.read()); } });
+      }
     }
   }
 

@@ -17,7 +17,7 @@ import { healthPlugin } from './health.ts';
 import type { HealthCheck } from './health.ts';
 import { PROTOBUF_MEDIA_TYPE } from './codecs/protobuf.ts';
 import { ApiMetrics, metricsPlugin } from './metrics.ts';
-import type { GaugeSource } from './metrics.ts';
+import type { GaugeSource, LabeledGaugeSource } from './metrics.ts';
 import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
 import { bodyDrainBytesMax, registerBodyLimit } from './body-limit.ts';
@@ -43,7 +43,7 @@ export interface ServerOptions {
   /** Events the watch cache keeps for resumption (default cachedEventsMax). */
   readonly watchCacheEventsMax?: number;
   /** Gauges read at scrape time (e.g. the Raft member's term and indexes). */
-  readonly gauges?: readonly GaugeSource[];
+  readonly gauges?: readonly (GaugeSource | LabeledGaugeSource)[];
   /** BOOKMARK period for watches that allow them (default bookmarkIntervalMsDefault). */
   readonly bookmarkIntervalMs?: number;
   /** Injected for tests; defaults to the wall clock. */

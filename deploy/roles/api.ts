@@ -9,6 +9,7 @@ import { buildServer, certificateAuthenticator, StoreClient, systemMastersAuthor
 import { connectNats } from '../../raft/index.ts';
 import { EventStreamReader } from '../event-stream/index.ts';
 import { ObjectReplica } from '../object-replica.ts';
+import { RaftStatusPoller } from '../raft-status-poller.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
 import { StoreClient as NatsStoreClient } from '../store-client.ts';
@@ -88,6 +89,8 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   const remote = new RemoteStore(natsClient, replica);
   const client = new StoreClient(remote);
   let lag = 0;
+  const raftStatus = new RaftStatusPoller({ source: natsClient });
+  raftStatus.start();
   const { app } = await buildServer({
     store: client,
     tls: { key, cert, clientCa },
@@ -98,6 +101,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
       { name: 'kstore_api_replica_revision', help: 'Revision the API replica\'s copy of the store reflects.', read: () => replica.currentRevision() },
       { name: 'kstore_api_stream_lag', help: 'Event stream tail minus the replica revision (revisions).', read: () => lag },
       { name: 'kstore_api_leader_known', help: '1 when the Raft leader is known.', read: () => (natsClient.leaderId === undefined ? 0 : 1) },
+      ...raftStatus.gauges(),
     ],
     readyz: [
       { name: 'nats', check: async () => { if (connection.isClosed()) throw new Error('nats connection closed'); } },
@@ -123,6 +127,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     process.on('SIGINT', stop);
   });
   clearInterval(lagTimer);
+  await raftStatus.stop();
   await app.close();
   await replica.stop();
   natsClient.close();
