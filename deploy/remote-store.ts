@@ -20,10 +20,12 @@ export class RemoteStore implements StoreBackend {
   }
 
   async propose(command: Command): Promise<CommandResult> {
+    // The result comes from the leader's apply; it does not wait for this replica's copy (fed by
+    // the event stream) to reach its revision, so a stalled stream never stalls writes. Reads
+    // that must see it (Most Recent, Not older than its resourceVersion, the read before an
+    // update, patch or delete) wait for the leader's ReadIndex first, as kube-apiserver's
+    // consistent reads from cache do.
     const result = await this.#client.propose(command);
-    // Read your writes on this replica: the result's revision is visible before the reply.
-    const revision = resultRevision(result);
-    if (revision !== undefined) await this.#replica.waitForRevision(revision);
     return result;
   }
 
@@ -56,11 +58,4 @@ export class RemoteStore implements StoreBackend {
   ready(): boolean {
     return this.#client.leaderId !== undefined && this.#replica.synced();
   }
-}
-
-function resultRevision(result: CommandResult): number | undefined {
-  const candidate = (result as { readonly object?: KubeObject }).object?.metadata.resourceVersion;
-  if (typeof candidate !== 'string') return undefined;
-  const revision = Number(candidate);
-  return Number.isSafeInteger(revision) ? revision : undefined;
 }

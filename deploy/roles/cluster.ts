@@ -21,6 +21,15 @@ import { storeSubjects } from '../../raft/node/index.ts';
 import type { MemberStatus } from '../../raft/node/index.ts';
 
 const kstoreExecutable = fileURLToPath(new URL('../kstore.mjs', import.meta.url));
+/**
+ * Node flags for the kstore processes `up` starts: with KSTORE_CPU_PROFILE_DIR set (a developer
+ * knob, used by `npm run bench:api -- --cpu-prof DIR`) each writes a V8 CPU profile there when it
+ * exits (`cluster down` stops them with SIGTERM, so they do).
+ */
+function kstoreNodeArgs(): string[] {
+  const profileDir = process.env.KSTORE_CPU_PROFILE_DIR;
+  return profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
+}
 const natsServerExecutable = process.env.NATS_SERVER ?? 'nats-server';
 const clusterName = 'kstore';
 const groupName = 'main';
@@ -485,7 +494,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, [kstoreExecutable, 'store', '--id', id, '--peers', storeIds.join(','), '--nats', natsUrls.join(','),
+      const pid = startDetached(process.execPath, [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', id, '--peers', storeIds.join(','), '--nats', natsUrls.join(','),
         '--data-dir', memberDir, '--cluster', clusterName, '--group', groupName, '--events-max-age', flags.eventsMaxAge], log);
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, dataDir: memberDir, log });
@@ -513,7 +522,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, [kstoreExecutable, 'api', '--nats', natsUrls.join(','), '--port', String(port), '--bind-address', '127.0.0.1',
+        const pid = startDetached(process.execPath, [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', natsUrls.join(','), '--port', String(port), '--bind-address', '127.0.0.1',
           '--tls-cert-file', pki.paths.serverCert, '--tls-private-key-file', pki.paths.serverKey, '--client-ca-file', pki.paths.caCert,
           '--cluster', clusterName, '--group', groupName], log);
         started.push({ name: `api ${name}`, pid });

@@ -18,7 +18,8 @@
 //
 // Flags: --targets cluster,server --concurrency 1,16,64,256 --duration-ms N --warmup-ms N
 // --watchers 100,1000 --watch-updates N --watch-rate N --value-bytes N --kubeconfig FILE (an
-// existing cluster instead of starting targets: named "external").
+// existing cluster instead of starting targets: named "external") --cpu-prof DIR (the cluster's
+// kstore processes write V8 CPU profiles there; read them with test/bench/profile-summary.ts).
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -44,6 +45,7 @@ const { values: flags } = parseArgs({
     'watch-rate': { type: 'string', default: '20' },
     'value-bytes': { type: 'string', default: '700' },
     kubeconfig: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 
@@ -105,7 +107,8 @@ async function startServer(): Promise<Target> {
 
 function runKstore(args: readonly string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = flags['cpu-prof'] === undefined ? process.env : { ...process.env, KSTORE_CPU_PROFILE_DIR: path.resolve(flags['cpu-prof']) };
+    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
