@@ -14,6 +14,7 @@ export { applyCommand, createStoreState, defaultStoreLimits } from './apply.ts';
 export type { ApplyOutcome, StoreLimits, StoreState } from './apply.ts';
 export type { EventsSince } from './mvcc/history.ts';
 export { historyWindowMillis, historyEventsMaxDefault } from './mvcc/history.ts';
+export { ObjectIndex } from './mvcc/object-index.ts';
 export { sessionsMaxDefault } from './sessions.ts';
 export { transitionsMax, conflictMessage } from './resource-actor.ts';
 export type { LifecycleTransition } from './resource-actor.ts';

@@ -5,7 +5,7 @@
 // new state is in place and before following again (the watch cache ends its watches with 410
 // and restarts its window there: events in between were missed), and follows again.
 // Serves what StoreBackend needs for reads: get, list, subscribe, currentRevision; synced().
-import { collectionPrefix, keyString } from '../actors/index.ts';
+import { collectionPrefix, keyString, ObjectIndex } from '../actors/index.ts';
 import type { ChangeEvent, CollectionKey, KubeObject, ObjectKey } from '../actors/index.ts';
 import type { FollowHandle, StreamBatch } from './event-stream/index.ts';
 import type { StoredObject } from './state-service.ts';
@@ -21,7 +21,8 @@ export type ReplicaLog = (line: string) => void;
 export class ObjectReplica {
   readonly #source: ReplicaSource;
   readonly #log: ReplicaLog;
-  #objects = new Map<string, KubeObject>();
+  /** Ordered by key, so a collection is one range (actors' MVCC index, without history). */
+  #objects = new ObjectIndex<KubeObject>();
   #revision = 0;
   #synced = false;
   #stopped = false;
@@ -59,11 +60,7 @@ export class ObjectReplica {
   }
 
   list(collection: CollectionKey): { readonly items: readonly KubeObject[]; readonly revision: number } {
-    const prefix = collectionPrefix(collection);
-    const matches: [string, KubeObject][] = [];
-    for (const entry of this.#objects) if (entry[0].startsWith(prefix)) matches.push(entry);
-    matches.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return { items: matches.map((entry) => entry[1]), revision: this.#revision };
+    return { items: this.#objects.range(collectionPrefix(collection)), revision: this.#revision };
   }
 
   subscribe(listener: (events: readonly ChangeEvent[]) => void): () => void {
@@ -89,9 +86,10 @@ export class ObjectReplica {
   async #sync(resyncReason?: string): Promise<void> {
     const { objects, appliedIndex } = await this.#source.fetchState();
     if (this.#stopped) return;
-    const map = new Map<string, KubeObject>();
-    for (const entry of objects) map.set(keyString(entry.key), entry.object);
-    this.#objects = map;
+    const index = new ObjectIndex<KubeObject>();
+    // The state service sends objects in key order, so each insert appends.
+    for (const entry of objects) index.set(keyString(entry.key), entry.object);
+    this.#objects = index;
     this.#revision = appliedIndex;
     this.#synced = true;
     if (resyncReason !== undefined) for (const listener of this.#resyncListeners) listener(resyncReason);
