@@ -177,6 +177,8 @@ export interface WriteRecord {
   /** 201 → acknowledged with resourceVersion; anything else → outcome unknown (or refused). */
   readonly status: number;
   readonly resourceVersion?: string;
+  /** performance.now() when the answer (or the failure) arrived. */
+  readonly answeredAt: number;
 }
 
 /**
@@ -206,10 +208,10 @@ export class Writers {
             body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { writer: String(writer), sequence: String(sequence) } },
           });
           const body = response.status === 201 ? JSON.parse(response.body) as { metadata?: { resourceVersion?: string } } : undefined;
-          this.records.push({ name, status: response.status, ...(body?.metadata?.resourceVersion === undefined ? {} : { resourceVersion: body.metadata.resourceVersion }) });
+          this.records.push({ name, status: response.status, answeredAt: performance.now(), ...(body?.metadata?.resourceVersion === undefined ? {} : { resourceVersion: body.metadata.resourceVersion }) });
           if (response.status >= 500) await new Promise((resolve) => setTimeout(resolve, 50));
         } catch {
-          this.records.push({ name, status: 0 });
+          this.records.push({ name, status: 0, answeredAt: performance.now() });
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       }

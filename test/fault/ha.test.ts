@@ -70,6 +70,7 @@ async function listNamespace(namespace: string): Promise<{ items: ListedItem[]; 
 
 /** Runs load with watchers around `fault`, then checks durability and watch completeness. */
 async function scenario(namespace: string, fault: () => Promise<void>): Promise<{ readonly reconnects: number }> {
+  const startedAt = performance.now();
   const ha = running();
   onTestFailed(() => {
     process.stderr.write(`${ha.diagnostics()}\n`);
@@ -115,7 +116,14 @@ async function scenario(namespace: string, fault: () => Promise<void>): Promise<
     expect(watcher.errors, `watcher ${position} errors`).toEqual([]);
     expect(watcher.events, `watcher ${position} events (reconnects ${watcher.reconnects})`).toEqual(expected);
   }
-  return { reconnects: watchers.reduce((sum, watcher) => sum + watcher.reconnects, 0) };
+  const reconnects = watchers.reduce((sum, watcher) => sum + watcher.reconnects, 0);
+  const failed = writers.records.length - acknowledged.length;
+  const answers = acknowledged.map((record) => record.answeredAt).sort((left, right) => left - right);
+  let longestGapMs = 0;
+  for (let position = 1; position < answers.length; position++) longestGapMs = Math.max(longestGapMs, answers[position]! - answers[position - 1]!);
+  console.log(`[ha] ${namespace}: ${acknowledged.length} creates acknowledged, ${failed} answered 5xx or failed, longest gap between acknowledgements ${longestGapMs.toFixed(0)} ms; `
+    + `${watchers.length} watchers received ${expected.length} events each (${reconnects} reconnects); ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  return { reconnects };
 }
 
 describe('HA kstore under faults (3 nats-servers, 3 stores, 2 API replicas)', () => {
