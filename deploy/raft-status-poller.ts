@@ -88,6 +88,10 @@ export class RaftStatusPoller {
     return [...this.#members.values()].map((heard) => heard.status).sort((a, b) => a.id.localeCompare(b.id));
   }
 
+  #newestTerm(): number {
+    return Math.max(0, ...this.members().map((status) => status.term));
+  }
+
   leaderChanges(): number {
     return this.#leaderChanges;
   }
@@ -99,7 +103,8 @@ export class RaftStatusPoller {
       { name: 'kstore_raft_term', help: 'Current Raft term of each store member that answered lately.', labelNames: ['member'], readAll: perMember((status) => status.term) },
       { name: 'kstore_raft_commit_index', help: 'Highest Raft index each store member knows committed.', labelNames: ['member'], readAll: perMember((status) => status.commitIndex) },
       { name: 'kstore_raft_applied_index', help: 'Highest Raft index each store member applied.', labelNames: ['member'], readAll: perMember((status) => status.appliedIndex) },
-      { name: 'kstore_raft_is_leader', help: '1 for the store member that leads, 0 for the others.', labelNames: ['member'], readAll: perMember((status) => (status.role === 'leader' ? 1 : 0)) },
+      // A member last heard from as leader of an older term (killed, partitioned) is not the leader.
+      { name: 'kstore_raft_is_leader', help: '1 for the store member that leads the newest term heard of, 0 for the others.', labelNames: ['member'], readAll: perMember((status) => (status.role === 'leader' && status.term === this.#newestTerm() ? 1 : 0)) },
       { name: 'kstore_raft_leader_changes', help: 'Leader changes this API replica observed since it started (new leader id or term).', read: () => this.#leaderChanges },
     ];
   }

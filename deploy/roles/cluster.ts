@@ -42,7 +42,8 @@ const statusTimeoutMs = 1_500;
 
 export const clusterUsage = `Usage: kstore cluster <up|down|status> --data-dir <dir> [flags]
 
-  up       start a local HA cluster as detached processes (nats-server from PATH)
+  up       start a local HA cluster as detached processes (nats-server from PATH); on a cluster
+           whose processes are partly running, start only the dead ones again, as they were
   status   print each member's role, term, commit/applied index and each API replica's health
   down     stop API replicas, then stores, then nats-servers (SIGTERM, SIGKILL after 15 s); keeps data
 
@@ -406,10 +407,11 @@ async function clusterUp(flags: UpFlags): Promise<number> {
   const previous = await readClusterFile(dataDir);
   if (previous !== undefined) {
     const alive = allPids(previous).filter((entry) => pidAlive(entry.pid) && pidIsOurs(entry.pid ?? 0));
-    if (alive.length > 0) {
-      process.stderr.write(`kstore cluster up: ${dataDir} has a running cluster (${alive.map((entry) => `${entry.name} pid ${entry.pid}`).join(', ')}); run kstore cluster down first\n`);
+    if (alive.length === allPids(previous).length) {
+      process.stderr.write(`kstore cluster up: ${dataDir} has a running cluster (${alive.map((entry) => `${entry.name} pid ${entry.pid}`).join(', ')}); nothing to start (kstore cluster down stops it)\n`);
       return 1;
     }
+    if (alive.length > 0) return repairCluster(previous);
   }
   // A restart keeps the ids, data dirs and sizes of the first up.
   const natsCount = previous?.nats.length ?? flags.natsServers;
@@ -542,6 +544,71 @@ async function clusterUp(flags: UpFlags): Promise<number> {
     process.stderr.write(`kstore cluster up: ${error instanceof Error ? error.message : String(error)}\n`);
     if (error instanceof StartFailure && error.log !== '') process.stderr.write(`--- last lines of ${error.log} ---\n${tail(error.log)}\n`);
     process.stderr.write('kstore cluster up: stopping what was started\n');
+    await stopPids([...started].reverse());
+    return 1;
+  }
+}
+
+function entryAlive(pid: number | undefined): boolean {
+  return pid !== undefined && pidAlive(pid) && pidIsOurs(pid);
+}
+
+/**
+ * `up` on a cluster whose processes are partly running (a member was killed or crashed):
+ * starts only the dead ones again, each exactly as before (same config, ports, data dir, flags),
+ * waits for their ready lines, and records their new pids. The kubeconfig does not change.
+ */
+async function repairCluster(file: ClusterFile): Promise<number> {
+  const natsUrls = [...file.natsUrls];
+  const started: { name: string; pid: number | undefined }[] = [];
+  const restarted: string[] = [];
+  try {
+    const nats = file.nats.map((server) => {
+      if (entryAlive(server.pid)) return server;
+      const pid = startDetached(natsServerExecutable, ['-c', server.configFile], server.log);
+      started.push({ name: `nats-server ${server.name}`, pid });
+      restarted.push(`nats-server ${server.name} (pid ${pid})`);
+      return { ...server, pid };
+    });
+    const storeIds = file.stores.map((store) => store.id);
+    const stores: StoreEntry[] = [];
+    for (const store of file.stores) {
+      if (entryAlive(store.pid)) {
+        stores.push(store);
+        continue;
+      }
+      const from = logSize(store.log);
+      const pid = startDetached(process.execPath, [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', store.id, '--peers', storeIds.join(','), '--nats', natsUrls.join(','),
+        '--data-dir', store.dataDir, '--cluster', file.cluster, '--group', file.group, '--events-max-age', file.eventsMaxAge], store.log);
+      started.push({ name: `store ${store.id}`, pid });
+      await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
+      restarted.push(`store ${store.id} (pid ${pid})`);
+      stores.push({ ...store, pid });
+    }
+    const apis: ApiEntry[] = [];
+    for (const api of file.apis) {
+      if (entryAlive(api.pid)) {
+        apis.push(api);
+        continue;
+      }
+      const pki = await ensurePki(file.dataDir, []);
+      const from = logSize(api.log);
+      const pid = startDetached(process.execPath, [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', natsUrls.join(','), '--port', String(api.port), '--bind-address', '127.0.0.1',
+        '--tls-cert-file', pki.paths.serverCert, '--tls-private-key-file', pki.paths.serverKey, '--client-ca-file', pki.paths.caCert,
+        '--cluster', file.cluster, '--group', file.group], api.log);
+      started.push({ name: `api ${api.name}`, pid });
+      await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
+      restarted.push(`api ${api.name} (pid ${pid})`);
+      apis.push({ ...api, pid });
+    }
+    const repaired: ClusterFile = { ...file, nats, stores, apis };
+    await writeAtomic(clusterFilePath(file.dataDir), `${JSON.stringify(repaired, null, 2)}\n`);
+    process.stdout.write(`kstore cluster up: restarted ${restarted.join(', ')}\n${summary(repaired)}`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`kstore cluster up: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof StartFailure && error.log !== '') process.stderr.write(`--- last lines of ${error.log} ---\n${tail(error.log)}\n`);
+    process.stderr.write('kstore cluster up: stopping what this up started\n');
     await stopPids([...started].reverse());
     return 1;
   }

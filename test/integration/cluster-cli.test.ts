@@ -113,11 +113,33 @@ describe('kstore cluster up|status|down', () => {
       const got = await kubectl.run(['get', 'namespace', 'cluster-cli', '-o', 'jsonpath={.metadata.resourceVersion}']);
       expect(got.code, describeResult(['get', 'namespace'], got)).toBe(0);
       resourceVersion = got.stdout;
+
+      // Failover as a user sees it: kill -9 the leader; status names a new leader in a higher
+      // term and the killed member unreachable; kubectl keeps working; `up` restarts only the
+      // dead member, which catches up.
+      const leader = healthy.stores.find((m) => m.role === 'leader')!;
+      process.kill(leader.pid!, 'SIGKILL');
+      const failedOver = await waitFor(async () => {
+        const s = await status();
+        const next = s.stores.find((m) => m.role === 'leader');
+        return next !== undefined && next.id !== leader.id ? s : undefined;
+      }, { timeoutMs: 30_000, description: 'a new leader after the kill' });
+      expect(failedOver.stores.find((m) => m.id === leader.id)).toMatchObject({ alive: false, role: 'unreachable' });
+      expect(failedOver.stores.find((m) => m.role === 'leader')!.term).toBeGreaterThan(leader.term!);
+      const afterKill = await kubectl.run(['create', 'configmap', 'after-failover', '-n', 'cluster-cli', '--from-literal=a=b']);
+      expect(afterKill.code, describeResult(['create', 'configmap'], afterKill)).toBe(0);
+      const repaired = await up();
+      expect(repaired.stores.find((m) => m.id === leader.id)!.pid).not.toBe(leader.pid);
+      expect(repaired.apis.map((a) => a.pid)).toEqual(first.apis.map((a) => a.pid));
+      await waitFor(async () => {
+        const s = await status();
+        return s.healthy && s.stores.every((m) => m.alive && m.appliedIndex !== undefined && m.appliedIndex === m.commitIndex) ? s : undefined;
+      }, { timeoutMs: 30_000, description: 'the restarted member to catch up' });
     }
 
     const down = await run(['cluster', 'down', '--data-dir', dir.path]);
     expect(down.code, down.stderr).toBe(0);
-    for (const pid of pidsOf(first)) expect(alive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of pidsOf(clusterFile())) expect(alive(pid), `pid ${pid}`).toBe(false);
     const stopped = await status();
     expect(stopped.healthy).toBe(false);
     expect(stopped.stores.every((m) => m.role === 'unreachable' && !m.alive)).toBe(true);

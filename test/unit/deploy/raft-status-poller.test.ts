@@ -34,6 +34,12 @@ describe('RaftStatusPoller', () => {
     await poller.gather();
     expect(poller.leaderChanges()).toBe(1);
     expect(poller.members().find((status) => status.id === 's1')?.appliedIndex).toBe(10);
+    // s1's last answer says leader of term 1; it is not reported as a leader next to s2 of term 2.
+    const metrics = new ApiMetrics();
+    metrics.addGauges(poller.gauges());
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('kstore_raft_is_leader{member="s1"} 0');
+    expect(text).toContain('kstore_raft_is_leader{member="s2"} 1');
 
     // A failed gather changes nothing; a stale member drops out.
     clock = 2_000;
