@@ -1,0 +1,199 @@
+// End-to-end: the real kubectl against an HA cluster started the way a user starts one
+// (`kstore cluster up`: 3 nats-servers, 3 stores, 2 API replicas), with the two replicas as the
+// kubeconfig's contexts kstore-a1 and kstore-a2. What a single server cannot show: a write
+// through one replica is read at once through the other (Most Recent reads go through the
+// leader's ReadIndex), a watch on one replica prints changes made through the other, and the
+// store leader's garbage collector honours kubectl's --cascade modes. Also the issue's kubectl
+// behaviours on the HA cluster: get --chunk-size, create --dry-run=server, --validate=strict.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { repoRoot } from '../support/kstore-process.ts';
+import { describeResult, Kubectl } from '../support/kubectl.ts';
+import type { KubectlResult } from '../support/kubectl.ts';
+import { parseTable } from '../support/table.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import type { TempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+interface KubeObject {
+  metadata?: { name?: string; uid?: string; resourceVersion?: string; ownerReferences?: unknown[]; finalizers?: string[]; deletionTimestamp?: string };
+  data?: Record<string, string>;
+}
+
+let dir: TempDir | undefined;
+let kubectl: Kubectl;
+
+function runKstore(args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+function clusterPids(): number[] {
+  const file = dir === undefined ? undefined : path.join(dir.path, 'ha', 'cluster.json');
+  if (file === undefined || !existsSync(file)) return [];
+  const cluster = JSON.parse(readFileSync(file, 'utf8')) as { nats?: { pid?: number }[]; stores?: { pid?: number }[]; apis?: { pid?: number }[] };
+  return [...(cluster.nats ?? []), ...(cluster.stores ?? []), ...(cluster.apis ?? [])].flatMap((entry) => (entry.pid === undefined ? [] : [entry.pid]));
+}
+
+beforeAll(async () => {
+  dir = await makeTempDir('kstore-e2e-kubectl-ha-');
+  const up = await runKstore(['cluster', 'up', '--data-dir', path.join(dir.path, 'ha')]);
+  expect(up.code, up.output).toBe(0);
+  kubectl = new Kubectl({ kubeconfig: path.join(dir.path, 'ha', 'admin.kubeconfig'), cacheDir: path.join(dir.path, 'kube-cache') });
+}, 120_000);
+
+afterAll(async () => {
+  kubectl?.stopAll();
+  if (dir !== undefined) {
+    await runKstore(['cluster', 'down', '--data-dir', path.join(dir.path, 'ha')]);
+    for (const pid of clusterPids()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await dir.remove();
+  }
+}, 60_000);
+
+function logsTail(): string {
+  if (dir === undefined) return '';
+  const logs = path.join(dir.path, 'ha', 'logs');
+  return ['api-a1.log', 'api-a2.log', 'store-s1.log'].map((name) => {
+    const file = path.join(logs, name);
+    return existsSync(file) ? `--- ${name} ---\n${readFileSync(file, 'utf8').slice(-2000)}` : '';
+  }).join('\n');
+}
+
+async function ok(args: readonly string[], input?: string): Promise<string> {
+  const result = await kubectl.run(args, input === undefined ? {} : { input });
+  expect(result.code, `${describeResult(args, result)}\n${logsTail()}`).toBe(0);
+  return result.stdout;
+}
+
+async function fails(args: readonly string[], input?: string): Promise<KubectlResult> {
+  const result = await kubectl.run(args, input === undefined ? {} : { input });
+  expect(result.code, describeResult(args, result)).not.toBe(0);
+  return result;
+}
+
+const onA1 = ['--context', 'kstore-a1'];
+const onA2 = ['--context', 'kstore-a2'];
+
+async function getObject(args: readonly string[]): Promise<KubeObject> {
+  return parse(await ok([...args, '-o', 'yaml'])) as KubeObject;
+}
+
+async function ensureNamespace(name: string): Promise<void> {
+  if ((await kubectl.run(['get', 'namespace', name, '-o', 'name'])).code === 0) return;
+  await ok(['create', 'namespace', name]);
+}
+
+describe('kubectl against an HA cluster (kstore cluster up: 3 nats-servers, 3 stores, 2 API replicas)', () => {
+  it('both replicas serve the system namespaces', async () => {
+    for (const context of [onA1, onA2]) {
+      const table = parseTable(await ok([...context, 'get', 'namespaces']));
+      for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+        expect(table.rows).toContainEqual(expect.objectContaining({ NAME: name, STATUS: 'Active' }));
+      }
+    }
+  });
+
+  it('reads a write made through one replica at once through the other (Most Recent reads)', async () => {
+    await ensureNamespace('ha');
+    for (let round = 0; round < 5; round++) {
+      const name = `rw-${round}`;
+      expect((await ok([...onA1, 'create', 'configmap', name, '-n', 'ha', `--from-literal=round=${round}`])).trim()).toBe(`configmap/${name} created`);
+      const written = await getObject([...onA1, 'get', 'configmap', name, '-n', 'ha']);
+      const read = await getObject([...onA2, 'get', 'configmap', name, '-n', 'ha']);
+      expect(read.data).toEqual({ round: String(round) });
+      expect(read.metadata?.resourceVersion).toBe(written.metadata?.resourceVersion);
+      expect((await ok([...onA2, 'patch', 'configmap', name, '-n', 'ha', '--type=merge', '-p', '{"data":{"patched":"yes"}}'])).trim()).toBe(`configmap/${name} patched`);
+      expect((await getObject([...onA1, 'get', 'configmap', name, '-n', 'ha'])).data).toEqual({ round: String(round), patched: 'yes' });
+    }
+  });
+
+  it('a watch through replica a2 prints objects created and changed through replica a1', async () => {
+    await ensureNamespace('ha-watch');
+    const watch = kubectl.start([...onA2, 'get', 'configmaps', '-n', 'ha-watch', '-w', '--request-timeout=90s']);
+    try {
+      const rowsOf = (): Readonly<Record<string, string>>[] => [...parseTable(watch.stdout()).rows];
+      const diagnostics = (): string => `watch stdout:\n${watch.stdout()}\nwatch stderr:\n${watch.stderr()}\n${logsTail()}`;
+      // kubectl prints the header with the first row: create one object first, then wait for it.
+      await ok([...onA1, 'create', 'configmap', 'first', '-n', 'ha-watch', '--from-literal=a=1']);
+      await waitFor(() => rowsOf().some((row) => row['NAME'] === 'first'), { timeoutMs: 30_000, description: 'the watch to show first', diagnostics });
+      await ok([...onA1, 'create', 'configmap', 'second', '-n', 'ha-watch', '--from-literal=a=1']);
+      await waitFor(() => rowsOf().some((row) => row['NAME'] === 'second' && row['DATA'] === '1'), { timeoutMs: 30_000, description: 'the watch to show second', diagnostics });
+      await ok([...onA1, 'patch', 'configmap', 'second', '-n', 'ha-watch', '--type=merge', '-p', '{"data":{"b":"2"}}']);
+      await waitFor(() => rowsOf().some((row) => row['NAME'] === 'second' && row['DATA'] === '2'), { timeoutMs: 30_000, description: 'the watch to show second with 2 items', diagnostics });
+      expect(watch.exitCode, diagnostics()).toBeUndefined();
+    } finally {
+      await watch.stop();
+    }
+  });
+
+  it('get --chunk-size pages through a namespace and shows every item once', async () => {
+    await ensureNamespace('ha-chunks');
+    const names = Array.from({ length: 7 }, (_, position) => `chunk-${position}`);
+    await ok(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'v1', kind: 'List',
+      items: names.map((name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ha-chunks' }, data: { a: 'b' } })),
+    }));
+    const result = await kubectl.run([...onA2, 'get', 'configmaps', '-n', 'ha-chunks', '--chunk-size=2', '-v=6']);
+    expect(result.code, describeResult(['get', '--chunk-size=2'], result)).toBe(0);
+    const listed = parseTable(result.stdout).rows.map((row) => row['NAME']).filter((name) => name?.startsWith('chunk-'));
+    expect(listed).toEqual(names);
+    // kubectl asked for pages of 2 and followed the continue tokens.
+    const requests = result.stderr.split('\n').filter((line) => /GET https:\S+\/namespaces\/ha-chunks\/configmaps\?\S*limit=2/.test(line));
+    expect(requests.length, result.stderr).toBeGreaterThanOrEqual(4);
+    expect(requests.some((line) => line.includes('continue='))).toBe(true);
+  });
+
+  it('create --dry-run=server stores nothing; --validate=strict refuses an unknown field', async () => {
+    await ensureNamespace('ha');
+    const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'ha' }, data: { a: 'b' } });
+    expect((await ok(['create', '-f', '-', '--dry-run=server'], manifest)).trim()).toBe('configmap/dry created (server dry run)');
+    expect((await fails([...onA2, 'get', 'configmap', 'dry', '-n', 'ha'])).stderr.trim()).toBe('Error from server (NotFound): configmaps "dry" not found');
+    const unknown = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'strict', namespace: 'ha' }, bogus: 1 });
+    expect((await fails(['create', '-f', '-', '--validate=strict'], unknown)).stderr).toMatch(/unknown field "bogus"/);
+    expect((await fails([...onA2, 'get', 'configmap', 'strict', '-n', 'ha'])).stderr).toContain('(NotFound)');
+  });
+
+  it('delete --cascade=foreground removes the dependents first; --cascade=orphan keeps them without the owner reference', async () => {
+    await ensureNamespace('ha-gc');
+    const createOwned = async (owner: string, dependent: string): Promise<void> => {
+      await ok(['create', 'configmap', owner, '-n', 'ha-gc', '--from-literal=a=b']);
+      const uid = (await getObject(['get', 'configmap', owner, '-n', 'ha-gc'])).metadata?.uid;
+      expect(uid).toBeDefined();
+      await ok(['create', '-f', '-'], JSON.stringify({
+        apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' },
+        metadata: { name: dependent, namespace: 'ha-gc', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid, blockOwnerDeletion: true }] },
+      }));
+    };
+    await createOwned('owner-fg', 'dependent-fg');
+    // kubectl waits until the owner is gone; with foreground deletion that is after its dependents.
+    expect((await ok(['delete', 'configmap', 'owner-fg', '-n', 'ha-gc', '--cascade=foreground', '--timeout=60s'])).trim()).toBe('configmap "owner-fg" deleted');
+    // No waiting here: the owner is gone only after its blocking dependent (background deletion
+    // would delete the dependent after the owner).
+    expect((await fails([...onA2, 'get', 'configmap', 'dependent-fg', '-n', 'ha-gc'])).stderr).toContain('(NotFound)');
+
+    await createOwned('owner-orphan', 'dependent-orphan');
+    expect((await ok(['delete', 'configmap', 'owner-orphan', '-n', 'ha-gc', '--cascade=orphan', '--timeout=60s'])).trim()).toBe('configmap "owner-orphan" deleted');
+    const orphan = await waitFor(async () => {
+      const object = await getObject([...onA2, 'get', 'configmap', 'dependent-orphan', '-n', 'ha-gc']);
+      return (object.metadata?.ownerReferences ?? []).length === 0 ? object : undefined;
+    }, { timeoutMs: 30_000, description: 'the orphaned dependent to lose its owner reference', diagnostics: logsTail });
+    expect(orphan.data).toEqual({ a: 'b' });
+    expect((await fails(['get', 'configmap', 'owner-orphan', '-n', 'ha-gc'])).stderr).toContain('(NotFound)');
+  });
+});
