@@ -13,6 +13,7 @@ import { RaftStatusPoller } from '../raft-status-poller.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
 import { StoreClient as NatsStoreClient } from '../store-client.ts';
+import { untilStopSignal } from './stop-signal.ts';
 
 export interface ApiFlags {
   readonly natsServers: readonly string[];
@@ -117,15 +118,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   const port = new URL(address).port;
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
   process.stdout.write(`kstore api ready: serving https://${urlHost(connectHost)}:${port} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      resolve();
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  await untilStopSignal();
   clearInterval(lagTimer);
   await raftStatus.stop();
   await app.close();

@@ -402,6 +402,28 @@ export function kubeconfigDocument(apis: readonly Pick<ApiEntry, 'name' | 'url'>
   };
 }
 
+/** The command line of a store member `up` starts (also when it restarts a dead one). */
+function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string }): string[] {
+  return [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', member.id, '--peers', member.storeIds.join(','), '--nats', member.natsUrls.join(','),
+    '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge];
+}
+
+/** The command line of an API replica `up` starts (also when it restarts a dead one). */
+function apiCommand(replica: { natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string }): string[] {
+  return [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', replica.natsUrls.join(','), '--port', String(replica.port), '--bind-address', '127.0.0.1',
+    '--tls-cert-file', replica.pki.paths.serverCert, '--tls-private-key-file', replica.pki.paths.serverKey, '--client-ca-file', replica.pki.paths.caCert,
+    '--cluster', replica.cluster, '--group', replica.group];
+}
+
+/** Reports why `up` failed (with the failing log's tail), stops what it started, exit code 1. */
+async function failedUp(error: unknown, started: readonly { name: string; pid: number | undefined }[], stopping: string): Promise<number> {
+  process.stderr.write(`kstore cluster up: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (error instanceof StartFailure && error.log !== '') process.stderr.write(`--- last lines of ${error.log} ---\n${tail(error.log)}\n`);
+  process.stderr.write(`kstore cluster up: ${stopping}\n`);
+  await stopPids([...started].reverse());
+  return 1;
+}
+
 async function clusterUp(flags: UpFlags): Promise<number> {
   const dataDir = flags.dataDir;
   const previous = await readClusterFile(dataDir);
@@ -496,8 +518,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', id, '--peers', storeIds.join(','), '--nats', natsUrls.join(','),
-        '--data-dir', memberDir, '--cluster', clusterName, '--group', groupName, '--events-max-age', flags.eventsMaxAge], log);
+      const pid = startDetached(process.execPath, storeCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge }), log);
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, dataDir: memberDir, log });
       await write();
@@ -524,9 +545,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', natsUrls.join(','), '--port', String(port), '--bind-address', '127.0.0.1',
-          '--tls-cert-file', pki.paths.serverCert, '--tls-private-key-file', pki.paths.serverKey, '--client-ca-file', pki.paths.caCert,
-          '--cluster', clusterName, '--group', groupName], log);
+        const pid = startDetached(process.execPath, apiCommand({ natsUrls, port, pki, cluster: clusterName, group: groupName }), log);
         started.push({ name: `api ${name}`, pid });
         apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
         await write();
@@ -541,11 +560,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
     process.stdout.write(summary(file));
     return 0;
   } catch (error) {
-    process.stderr.write(`kstore cluster up: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (error instanceof StartFailure && error.log !== '') process.stderr.write(`--- last lines of ${error.log} ---\n${tail(error.log)}\n`);
-    process.stderr.write('kstore cluster up: stopping what was started\n');
-    await stopPids([...started].reverse());
-    return 1;
+    return failedUp(error, started, 'stopping what was started');
   }
 }
 
@@ -578,8 +593,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
         continue;
       }
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', store.id, '--peers', storeIds.join(','), '--nats', natsUrls.join(','),
-        '--data-dir', store.dataDir, '--cluster', file.cluster, '--group', file.group, '--events-max-age', file.eventsMaxAge], store.log);
+      const pid = startDetached(process.execPath, storeCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge }), store.log);
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
       restarted.push(`store ${store.id} (pid ${pid})`);
@@ -593,9 +607,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       }
       const pki = await ensurePki(file.dataDir, []);
       const from = logSize(api.log);
-      const pid = startDetached(process.execPath, [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', natsUrls.join(','), '--port', String(api.port), '--bind-address', '127.0.0.1',
-        '--tls-cert-file', pki.paths.serverCert, '--tls-private-key-file', pki.paths.serverKey, '--client-ca-file', pki.paths.caCert,
-        '--cluster', file.cluster, '--group', file.group], api.log);
+      const pid = startDetached(process.execPath, apiCommand({ natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group }), api.log);
       started.push({ name: `api ${api.name}`, pid });
       await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
       restarted.push(`api ${api.name} (pid ${pid})`);
@@ -606,11 +618,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
     process.stdout.write(`kstore cluster up: restarted ${restarted.join(', ')}\n${summary(repaired)}`);
     return 0;
   } catch (error) {
-    process.stderr.write(`kstore cluster up: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (error instanceof StartFailure && error.log !== '') process.stderr.write(`--- last lines of ${error.log} ---\n${tail(error.log)}\n`);
-    process.stderr.write('kstore cluster up: stopping what this up started\n');
-    await stopPids([...started].reverse());
-    return 1;
+    return failedUp(error, started, 'stopping what this up started');
   }
 }
 

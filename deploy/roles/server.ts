@@ -12,6 +12,7 @@ import { openLocalStore } from '../local-store.ts';
 import type { LocalStore } from '../local-store.ts';
 import { writeAdminKubeconfig } from '../kubeconfig.ts';
 import { ensurePki } from '../pki.ts';
+import { untilStopSignal } from './stop-signal.ts';
 
 /** Namespaces kube-apiserver's system namespace controller keeps present. */
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
@@ -84,15 +85,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const kubeconfig = await writeAdminKubeconfig(dataDir, `https://${urlHost(connectHost)}:${port}`, pki);
   process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
   process.stdout.write(`kstore ready: serving https://${urlHost(connectHost)}:${port} (data dir ${dataDir}, revision ${client.currentRevision()})\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      resolve();
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  await untilStopSignal();
   for (const controller of controllers) await controller.stop();
   await app.close();
   await store.close();

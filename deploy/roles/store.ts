@@ -15,6 +15,7 @@ import { startLeaderDuties } from '../leader-duties.ts';
 import { startStateService } from '../state-service.ts';
 import type { LeaderDuties } from '../leader-duties.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { untilStopSignal } from './stop-signal.ts';
 
 export interface StoreFlags {
   readonly id: string;
@@ -127,15 +128,7 @@ export async function runStore(flags: StoreFlags): Promise<void> {
   const status = store.node.status();
   process.stdout.write(`kstore store ready: member ${flags.id} of ${flags.peers.join(',')} (cluster ${flags.cluster}, group ${flags.group}, `
     + `nats ${flags.natsServers.join(',')}, data dir ${dataDir}, applied ${status.appliedIndex}, term ${status.term})\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      resolve();
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  await untilStopSignal();
   await handOffLeadership(store, flags.peers, stderrLog(flags.id));
   await store.close();
   process.stdout.write('kstore store stopped\n');
