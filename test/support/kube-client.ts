@@ -224,3 +224,69 @@ function decodeChunked(text: string): string {
     rest = rest.slice(lineEnd + 2 + size + 2);
   }
 }
+
+/** One event of a watch stream as the server sent it (one JSON document per line). */
+export interface WatchEvent {
+  readonly type: string;
+  readonly object: {
+    readonly kind?: string;
+    readonly code?: number;
+    readonly reason?: string;
+    readonly metadata?: { readonly name?: string; readonly resourceVersion?: string; readonly annotations?: Readonly<Record<string, string>> };
+  };
+}
+
+/** A watch response read line by line: `next()` waits for the next event (with a deadline). */
+export interface WatchReader {
+  readonly status: number;
+  next(timeoutMs?: number): Promise<WatchEvent>;
+  /** Resolves true if the server ends the stream within `timeoutMs` with no further event. */
+  ended(timeoutMs?: number): Promise<boolean>;
+  close(): void;
+}
+
+/** Opens a watch (`path` must carry watch=1) and resolves once the response headers arrived. */
+export function openWatch(server: string, credentials: Credentials, path: string): Promise<WatchReader> {
+  const url = new URL(path, server);
+  return new Promise<WatchReader>((resolve, reject) => {
+    const request = https.request({
+      protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`,
+      method: 'GET', headers: { accept: 'application/json' }, agent: false, ca: credentials.ca, cert: credentials.cert, key: credentials.key,
+    }, (response) => {
+      response.setEncoding('utf8');
+      let buffer = '';
+      let done = false;
+      const waiters: (() => void)[] = [];
+      const wake = (): void => { for (const waiter of waiters.splice(0)) waiter(); };
+      response.on('data', (chunk: string) => { buffer += chunk; wake(); });
+      response.on('end', () => { done = true; wake(); });
+      response.on('error', () => { done = true; wake(); });
+      const waitForChange = (timeoutMs: number, what: string): Promise<void> => new Promise((resolveWait, rejectWait) => {
+        const timer = setTimeout(() => rejectWait(new Error(`watch ${url.pathname}${url.search}: no ${what} within ${timeoutMs} ms; buffered: ${buffer.slice(0, 500)}`)), timeoutMs);
+        waiters.push(() => { clearTimeout(timer); resolveWait(); });
+      });
+      resolve({
+        status: response.statusCode ?? 0,
+        async next(timeoutMs = 10_000): Promise<WatchEvent> {
+          const deadline = Date.now() + timeoutMs;
+          while (!buffer.includes('\n')) {
+            if (done) throw new Error(`watch ${url.pathname}${url.search} ended; buffered: ${buffer.slice(0, 500)}`);
+            await waitForChange(Math.max(1, deadline - Date.now()), 'event');
+          }
+          const newline = buffer.indexOf('\n');
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          return JSON.parse(line) as WatchEvent;
+        },
+        async ended(timeoutMs = 10_000): Promise<boolean> {
+          const deadline = Date.now() + timeoutMs;
+          while (!done && !buffer.includes('\n')) await waitForChange(Math.max(1, deadline - Date.now()), 'end');
+          return done && !buffer.includes('\n');
+        },
+        close: () => request.destroy(),
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}

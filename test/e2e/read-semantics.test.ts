@@ -1,0 +1,311 @@
+// End-to-end over HTTPS: the spec's resourceVersion tables for get, list and watch, row by row,
+// against both deployments — an all-in-one `kstore server` and an HA cluster started with
+// `kstore cluster up` (3 nats-servers, 3 stores, 2 API replicas). On the cluster, writes go
+// through replica a1 and reads through replica a2, so "Most Recent" must really be a consistent
+// read (the leader's ReadIndex) and "Not older than"/"Exact"/continuation must be served by a
+// replica that did not take the write. Each row is named by its semantic in the spec's table.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpsRequest, jsonBody, openWatch, readKubeconfig } from '../support/kube-client.ts';
+import type { Credentials, HttpResponse, WatchEvent } from '../support/kube-client.ts';
+import { KstoreProcess, repoRoot } from '../support/kstore-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import type { TempDir } from '../support/temp-dir.ts';
+
+interface Target {
+  /** Where writes go. */
+  readonly writer: string;
+  /** Where reads go (another API replica on the cluster). */
+  readonly reader: string;
+  readonly credentials: Credentials;
+  stop(): Promise<void>;
+}
+
+interface ListBody {
+  readonly metadata: { readonly resourceVersion: string; readonly continue?: string; readonly remainingItemCount?: number };
+  readonly items: readonly { readonly metadata: { readonly name: string; readonly resourceVersion: string } }[];
+}
+
+interface StatusBody {
+  readonly kind: string;
+  readonly code: number;
+  readonly reason: string;
+  readonly message: string;
+}
+
+function runKstore(args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+async function startServer(dir: TempDir): Promise<Target> {
+  const server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'server') });
+  const credentials = await readKubeconfig(server.kubeconfigPath);
+  return { writer: credentials.server, reader: credentials.server, credentials, stop: async () => { await server.stop().catch(() => server.kill()); } };
+}
+
+async function startCluster(dir: TempDir): Promise<Target> {
+  const dataDir = path.join(dir.path, 'ha');
+  const up = await runKstore(['cluster', 'up', '--data-dir', dataDir]);
+  const stop = async (): Promise<void> => {
+    await runKstore(['cluster', 'down', '--data-dir', dataDir]);
+    const file = path.join(dataDir, 'cluster.json');
+    if (!existsSync(file)) return;
+    const cluster = JSON.parse(readFileSync(file, 'utf8')) as { nats?: { pid?: number }[]; stores?: { pid?: number }[]; apis?: { pid?: number }[] };
+    for (const entry of [...(cluster.nats ?? []), ...(cluster.stores ?? []), ...(cluster.apis ?? [])]) {
+      try {
+        if (entry.pid !== undefined) process.kill(entry.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  if (up.code !== 0) {
+    await stop();
+    throw new Error(`kstore cluster up failed:\n${up.output}`);
+  }
+  const cluster = JSON.parse(readFileSync(path.join(dataDir, 'cluster.json'), 'utf8')) as { apis: { url: string }[] };
+  const credentials = await readKubeconfig(path.join(dataDir, 'admin.kubeconfig'));
+  expect(cluster.apis).toHaveLength(2);
+  return { writer: cluster.apis[0]!.url, reader: cluster.apis[1]!.url, credentials, stop };
+}
+
+const targets: readonly { readonly name: string; readonly start: (dir: TempDir) => Promise<Target> }[] = [
+  { name: 'kstore server', start: startServer },
+  { name: 'kstore cluster up (writes through a1, reads through a2)', start: startCluster },
+];
+
+for (const { name, start } of targets) {
+  describe(`resourceVersion semantics over HTTPS: ${name}`, () => {
+    let dir: TempDir | undefined;
+    let target: Target;
+    const namespace = 'rv';
+    const collection = `/api/v1/namespaces/${namespace}/configmaps`;
+
+    const write = (method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse> =>
+      httpsRequest(target.writer, target.credentials, { method, path: urlPath, ...(body === undefined ? {} : { body }), ...(headers === undefined ? {} : { headers }) });
+    const read = (urlPath: string): Promise<HttpResponse> => httpsRequest(target.reader, target.credentials, { path: urlPath });
+    const watch = (urlPath: string) => openWatch(target.reader, target.credentials, urlPath);
+    const create = async (item: string): Promise<number> => {
+      const response = await write('POST', collection, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: item }, data: { a: 'b' } });
+      expect(response.status, response.body).toBe(201);
+      return Number(jsonBody<{ metadata: { resourceVersion: string } }>(response).metadata.resourceVersion);
+    };
+    const list = async (query: string): Promise<ListBody> => {
+      const response = await read(`${collection}?${query}`);
+      expect(response.status, `${query}: ${response.body}`).toBe(200);
+      return jsonBody<ListBody>(response);
+    };
+    const names = (body: ListBody): string[] => body.items.map((item) => item.metadata.name);
+    const expectStatus = async (urlPath: string, code: number, reason: string, message: RegExp): Promise<HttpResponse> => {
+      const response = await read(urlPath);
+      expect(response.status, `${urlPath}: ${response.body}`).toBe(code);
+      const status = jsonBody<StatusBody>(response);
+      expect(status).toMatchObject({ kind: 'Status', code, reason });
+      expect(status.message).toMatch(message);
+      return response;
+    };
+    const nextEvents = async (reader: { next(): Promise<WatchEvent> }, count: number): Promise<WatchEvent[]> => {
+      const events: WatchEvent[] = [];
+      for (let position = 0; position < count; position++) events.push(await reader.next());
+      return events;
+    };
+
+    // a at revisionA, then b at revisionB: the state "as of revisionA" has only a.
+    let revisionA = 0;
+    let revisionB = 0;
+
+    beforeAll(async () => {
+      dir = await makeTempDir('kstore-e2e-rv-');
+      target = await start(dir);
+      expect((await write('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })).status).toBe(201);
+      revisionA = await create('a');
+      revisionB = await create('b');
+    }, 120_000);
+
+    afterAll(async () => {
+      await target?.stop();
+      await dir?.remove();
+    }, 60_000);
+
+    describe('get', () => {
+      it('unset: Most Recent — a write through one endpoint is read at once through the other', async () => {
+        for (let round = 0; round < 5; round++) {
+          const revision = await create(`get-${round}`);
+          const response = await read(`${collection}/get-${round}`);
+          expect(response.status, response.body).toBe(200);
+          expect(jsonBody<{ metadata: { resourceVersion: string } }>(response).metadata.resourceVersion).toBe(String(revision));
+        }
+      });
+
+      it('0: Any — served from the cache, which never goes back behind a read it served', async () => {
+        const revision = await create('any');
+        expect((await read(`${collection}/any`)).status).toBe(200);
+        const response = await read(`${collection}/any?resourceVersion=0`);
+        expect(response.status, response.body).toBe(200);
+        expect(jsonBody<{ metadata: { resourceVersion: string } }>(response).metadata.resourceVersion).toBe(String(revision));
+      });
+
+      it('non-zero: Not older than — at least that version; a version not reached yet is 504 Too large resource version with Retry-After', async () => {
+        const response = await read(`${collection}/b?resourceVersion=${revisionB}`);
+        expect(response.status, response.body).toBe(200);
+        const future = await expectStatus(`${collection}/b?resourceVersion=${revisionB + 1_000_000}`, 504, 'Timeout', /Too large resource version/);
+        expect(future.headers['retry-after']).toMatch(/^\d+$/);
+      });
+    });
+
+    describe('list', () => {
+      it('limit unset — unset: Most Recent; 0: Any; non-zero: Not older than', async () => {
+        const revision = await create('list-newest');
+        const mostRecent = await list('');
+        expect(names(mostRecent)).toContain('list-newest');
+        expect(Number(mostRecent.metadata.resourceVersion)).toBeGreaterThanOrEqual(revision);
+        const any = await list('resourceVersion=0');
+        expect(names(any)).toEqual(expect.arrayContaining(['a', 'b']));
+        const notOlder = await list(`resourceVersion=${revisionA}`);
+        expect(Number(notOlder.metadata.resourceVersion)).toBeGreaterThanOrEqual(revision);
+        expect(names(notOlder)).toContain('list-newest');
+      });
+
+      it('limit set, continue unset, non-zero: Exact — the collection as of that version', async () => {
+        const exact = await list(`limit=500&resourceVersion=${revisionA}`);
+        expect(exact.metadata.resourceVersion).toBe(String(revisionA));
+        expect(names(exact)).toEqual(['a']);
+        expect(exact.metadata.continue ?? '').toBe('');
+      });
+
+      it('resourceVersionMatch=Exact: the collection as of that version, with or without a limit', async () => {
+        for (const query of [`resourceVersionMatch=Exact&resourceVersion=${revisionA}`, `resourceVersionMatch=Exact&resourceVersion=${revisionA}&limit=500`]) {
+          const exact = await list(query);
+          expect(exact.metadata.resourceVersion, query).toBe(String(revisionA));
+          expect(names(exact), query).toEqual(['a']);
+        }
+      });
+
+      it('resourceVersionMatch=NotOlderThan: non-zero is Not older than (with or without a limit), 0 is Any', async () => {
+        for (const query of [`resourceVersionMatch=NotOlderThan&resourceVersion=${revisionA}`, `resourceVersionMatch=NotOlderThan&resourceVersion=${revisionA}&limit=500`]) {
+          const body = await list(query);
+          expect(Number(body.metadata.resourceVersion), query).toBeGreaterThanOrEqual(revisionB);
+          expect(names(body), query).toEqual(expect.arrayContaining(['a', 'b']));
+        }
+        expect(names(await list('resourceVersionMatch=NotOlderThan&resourceVersion=0'))).toEqual(expect.arrayContaining(['a', 'b']));
+      });
+
+      it('limit and continue: Continuation — every chunk at one resourceVersion, remainingItemCount counting down, later writes not mixed in', async () => {
+        const before = await list('');
+        const expected = names(before);
+        const seen: string[] = [];
+        let page = await list('limit=2');
+        const snapshot = page.metadata.resourceVersion;
+        await create('after-the-first-chunk');
+        for (;;) {
+          expect(page.metadata.resourceVersion).toBe(snapshot);
+          seen.push(...names(page));
+          const token = page.metadata.continue ?? '';
+          if (token === '') {
+            expect(page.metadata.remainingItemCount).toBeUndefined();
+            break;
+          }
+          expect(page.metadata.remainingItemCount).toBe(expected.length - seen.length);
+          // rv 0 (or unset) is allowed next to a continue token.
+          page = await list(`limit=2&continue=${encodeURIComponent(token)}${seen.length === 2 ? '&resourceVersion=0' : ''}`);
+        }
+        expect(seen).toEqual(expected);
+        expect(seen).not.toContain('after-the-first-chunk');
+      });
+
+      it('the invalid combinations of the table are 400 BadRequest', async () => {
+        const first = await list('limit=1');
+        const token = encodeURIComponent(first.metadata.continue ?? '');
+        expect(token).not.toBe('');
+        for (const query of [
+          `limit=1&continue=${token}&resourceVersion=${revisionA}`,
+          `continue=${token}&resourceVersionMatch=Exact&resourceVersion=${revisionA}`,
+          'resourceVersionMatch=Exact',
+          'resourceVersionMatch=Exact&resourceVersion=0',
+          'resourceVersionMatch=NotOlderThan',
+          'resourceVersionMatch=Sometime&resourceVersion=1',
+          'resourceVersion=abc',
+          'continue=not-a-token',
+        ]) {
+          await expectStatus(`${collection}?${query}`, 400, 'BadRequest', /./);
+        }
+      });
+    });
+
+    describe('watch', () => {
+      it('unset: Get State and Start at Most Recent — synthetic ADDED for every item, then changes', async () => {
+        const reader = await watch(`${collection}?watch=1`);
+        try {
+          expect(reader.status).toBe(200);
+          const listed = await list('');
+          const events = await nextEvents(reader, listed.items.length);
+          expect(events.every((event) => event.type === 'ADDED')).toBe(true);
+          expect(events.map((event) => event.object.metadata?.name).sort()).toEqual(names(listed).sort());
+          await create('watched-change');
+          expect(await reader.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'watched-change' } } });
+        } finally {
+          reader.close();
+        }
+      });
+
+      it('0: Get State and Start at Any — synthetic ADDED events', async () => {
+        const reader = await watch(`${collection}?watch=1&resourceVersion=0&fieldSelector=metadata.name%3Da`);
+        try {
+          expect(await reader.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: String(revisionA) } } });
+        } finally {
+          reader.close();
+        }
+      });
+
+      it('non-zero: Start at Exact — no synthetic events, every change after that version', async () => {
+        const reader = await watch(`${collection}?watch=1&resourceVersion=${revisionA}`);
+        try {
+          const first = await reader.next();
+          expect(first).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'b', resourceVersion: String(revisionB) } } });
+        } finally {
+          reader.close();
+        }
+      });
+
+      it('sendInitialEvents=true with NotOlderThan: the state as ADDED events, then a BOOKMARK annotated initial-events-end', async () => {
+        const reader = await watch(`${collection}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+        try {
+          const listed = await list('');
+          const events = await nextEvents(reader, listed.items.length + 1);
+          const initial = events.slice(0, listed.items.length);
+          expect(initial.every((event) => event.type === 'ADDED')).toBe(true);
+          const bookmark = events.at(-1)!;
+          expect(bookmark.type).toBe('BOOKMARK');
+          expect(bookmark.object.metadata?.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+          expect(Number(bookmark.object.metadata?.resourceVersion)).toBeGreaterThanOrEqual(Number(listed.metadata.resourceVersion));
+        } finally {
+          reader.close();
+        }
+      });
+
+      it('a single item through its path with watch=1: only that item\'s changes; timeoutSeconds ends the stream', async () => {
+        await create('single');
+        const reader = await watch(`${collection}/single?watch=1&timeoutSeconds=3`);
+        try {
+          expect(await reader.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'single' } } });
+          await create('other');
+          const patched = await write('PATCH', `${collection}/single`, { data: { changed: 'yes' } }, { 'content-type': 'application/merge-patch+json' });
+          expect(patched.status, patched.body).toBe(200);
+          expect(await reader.next()).toMatchObject({ type: 'MODIFIED', object: { metadata: { name: 'single' } } });
+          expect(await reader.ended(10_000)).toBe(true);
+        } finally {
+          reader.close();
+        }
+      });
+    });
+  });
+}
