@@ -145,6 +145,18 @@ export function serviceUnavailable(message: string, retryAfterSeconds: number): 
   return failure(503, 'ServiceUnavailable', message, { retryAfterSeconds });
 }
 
+/** k8s NewTimeoutError: 504, reason Timeout, message `Timeout: <message>`, Retry-After. */
 export function serverTimeout(message: string, retryAfterSeconds: number): ApiError {
-  return failure(504, 'Timeout', message, { retryAfterSeconds });
+  return failure(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds });
+}
+
+/**
+ * k8s storage.NewTooLargeResourceVersionError: a Timeout whose cause (reason
+ * `ResourceVersionTooLarge`) lets clients tell it from other timeouts (client-go's
+ * IsTooLargeResourceVersion, used by the reflector to fall back from a watch-list).
+ */
+export function tooLargeResourceVersion(requested: number, current: number, retryAfterSeconds: number): ApiError {
+  return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    retryAfterSeconds, causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+  });
 }

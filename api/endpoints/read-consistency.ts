@@ -2,7 +2,7 @@
 // (a ReadIndex round trip), Any, Not older than (wait briefly, then 504 "Too large resource
 // version"), Exact and Continuation (from the watch cache's window, 410 outside it), the
 // invalid combinations (400), and the continue token format.
-import { badRequest, gone, serverTimeout } from '../status.ts';
+import { badRequest, gone, tooLargeResourceVersion } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { queryString } from './context.ts';
 
@@ -99,7 +99,7 @@ export async function settleRead(semantic: ReadSemantic, context: EndpointContex
     case 'continuation':
       if (context.store.currentRevision() < semantic.revision) await context.store.readIndex();
       if (context.store.currentRevision() < semantic.revision) {
-        throw serverTimeout(`Too large resource version: ${semantic.revision}, current: ${context.store.currentRevision()}`, tooLargeRetryAfterSeconds);
+        throw tooLargeResourceVersion(semantic.revision, context.store.currentRevision(), tooLargeRetryAfterSeconds);
       }
       return context.store.currentRevision();
   }

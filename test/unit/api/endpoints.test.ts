@@ -293,7 +293,9 @@ describe('list', () => {
   it('a resourceVersion the store has not reached is 504 Too large resource version with Retry-After', async () => {
     const response = await harness.request('GET', `${cms}?resourceVersion=999999`);
     const body = expectStatus(response, 504, 'Timeout');
-    expect(body['message']).toContain('Too large resource version');
+    expect(body['message']).toBe(`Timeout: Too large resource version: 999999, current: ${harness.backend.currentRevision()}`);
+    // The cause client-go's IsTooLargeResourceVersion looks for.
+    expect(body['details']).toEqual({ retryAfterSeconds: 1, causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] });
     expect(response.headers['retry-after']).toBe('1');
   });
 
