@@ -23,6 +23,8 @@
 import { assign, initialTransition, setup, transition } from 'xstate';
 import { assert } from '../../raft/stdx/index.ts';
 import { deepFreeze } from '../json.ts';
+import { statechartOf } from './statechart.ts';
+import type { Statechart } from './statechart.ts';
 
 export type DeletionStateName = 'live' | 'finalizing' | 'removed';
 
@@ -78,6 +80,7 @@ export const deletionMachine = setup({
   context: ({ input }) => ({ finalizers: [...input.finalizers], deletionTimestamp: null }),
   states: {
     live: {
+      description: 'in use',
       on: {
         DELETE: [
           { guard: 'deleteLeavesFinalizers', target: 'finalizing', actions: 'recordDeletion' },
@@ -87,6 +90,7 @@ export const deletionMachine = setup({
       },
     },
     finalizing: {
+      description: 'deletionTimestamp set; removed once its finalizers are gone',
       on: {
         FINALIZERS_CHANGED: [
           { guard: 'finalizersEmptied', target: 'removed', actions: 'recordFinalizers' },
@@ -94,7 +98,7 @@ export const deletionMachine = setup({
         ],
       },
     },
-    removed: { type: 'final' },
+    removed: { type: 'final', description: 'gone from the store' },
   },
 });
 
@@ -112,6 +116,30 @@ function persist(snapshot: ReturnType<typeof deletionMachine.resolveState>): Per
 
 function isStateName(value: unknown): value is DeletionStateName {
   return value === 'live' || value === 'finalizing' || value === 'removed';
+}
+
+/** Plain words for the machine's guards, for the statechart the inspector shows. */
+export const deletionGuardDescriptions = {
+  deleteLeavesFinalizers: 'finalizers remain',
+  finalizersEmptied: 'no finalizers remain',
+} as const;
+
+/** The deletion machine's statechart (computed once; it never changes at run time). */
+export const deletionStatechart: Statechart = statechartOf(deletionMachine, deletionGuardDescriptions);
+
+/** What an object in this deletion state is waiting for, in plain words. */
+export function deletionWaitingFor(persisted: Pick<PersistedDeletion, 'value' | 'context'>): string {
+  const finalizers = persisted.context.finalizers;
+  switch (persisted.value) {
+    case 'live':
+      return finalizers.length === 0
+        ? 'live: waiting for a delete'
+        : `live: waiting for a delete (then finalizing until finalizers ${finalizers.join(', ')} are removed)`;
+    case 'finalizing':
+      return `finalizing: waiting for finalizers ${finalizers.join(', ')}`;
+    case 'removed':
+      return 'removed: nothing (final state)';
+  }
 }
 
 /** The persisted snapshot of a newly created object's lifecycle. */
