@@ -87,7 +87,7 @@ function applyCreate(state: StoreState, index: number, command: CreateCommand): 
   if (state.objects.has(key)) return noChange({ type: 'alreadyExists' });
   const namespace = namespaceProblem(state, command.key, 'create');
   if (namespace !== null) return noChange(namespace);
-  const record = createRecord(command.key, command.object, index, command.at);
+  const record = createRecord(command.key, command.object, index, { at: command.at, by: command.by });
   state.objects.set(key, record);
   return changed({ type: 'stored', object: record.object, revision: index }, 'ADDED', record, undefined, index);
 }
@@ -100,7 +100,7 @@ function applyUpdate(state: StoreState, index: number, command: UpdateCommand): 
   if (conflict !== null) return noChange({ type: 'conflict', message: conflict });
   const namespace = namespaceProblem(state, command.key, 'update');
   if (namespace !== null) return noChange(namespace);
-  return writeChange(state, index, record, updateRecord(record, command.object, index, command.at));
+  return writeChange(state, index, record, updateRecord(record, command.object, index, { at: command.at, by: command.by }));
 }
 
 function applyDelete(state: StoreState, index: number, command: DeleteCommand): ApplyOutcome {
@@ -109,7 +109,7 @@ function applyDelete(state: StoreState, index: number, command: DeleteCommand): 
   if (record === undefined) return noChange({ type: 'notFound' });
   const conflict = checkPreconditions(record.object, command.preconditions);
   if (conflict !== null) return noChange({ type: 'conflict', message: conflict });
-  return writeChange(state, index, record, deleteRecord(record, index, command.at, command.propagationPolicy));
+  return writeChange(state, index, record, deleteRecord(record, index, { at: command.at, by: command.by }, command.propagationPolicy));
 }
 
 /** Stores (or removes) what a record change produced and builds its result and event. */

@@ -47,8 +47,12 @@ function commandProblem(command: unknown): string | null {
   if (command.type !== 'create' && command.type !== 'update' && command.type !== 'delete') {
     return `unknown command type ${JSON.stringify(command.type)}`;
   }
-  return keyProblem(command.key) ?? timeProblem(command.at) ?? preconditionsProblem(command.preconditions) ??
+  return keyProblem(command.key) ?? timeProblem(command.at) ?? byProblem(command.by) ?? preconditionsProblem(command.preconditions) ??
     (command.type === 'delete' ? propagationProblem(command.propagationPolicy) : objectProblem(command.object));
+}
+
+function byProblem(by: unknown): string | null {
+  return by === undefined || typeof by === 'string' ? null : 'by must be a string (a user name)';
 }
 
 function propagationProblem(policy: unknown): string | null {

@@ -17,6 +17,8 @@ export interface CreateCommand {
   readonly object: KubeObject;
   /** Proposer's wall-clock time (RFC 3339), the only time apply may use. */
   readonly at: string;
+  /** Who asked (the authenticated user, or a controller's identity): recorded in lifecycle transitions. */
+  readonly by?: string;
 }
 
 /**
@@ -31,6 +33,8 @@ export interface UpdateCommand {
   readonly object: KubeObject;
   readonly preconditions?: Preconditions;
   readonly at: string;
+  /** Who asked (the authenticated user, or a controller's identity): recorded in lifecycle transitions. */
+  readonly by?: string;
 }
 
 /**
@@ -51,6 +55,8 @@ export interface DeleteCommand {
   readonly preconditions?: Preconditions;
   readonly propagationPolicy?: PropagationPolicy;
   readonly at: string;
+  /** Who asked (the authenticated user, or a controller's identity): recorded in lifecycle transitions. */
+  readonly by?: string;
 }
 
 /** Committed by a new leader so entries of earlier terms commit (Raft §5.4.2); changes nothing. */

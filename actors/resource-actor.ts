@@ -30,6 +30,18 @@ export interface LifecycleTransition {
   readonly revision: number;
   /** Proposer time of that entry's command (RFC 3339). */
   readonly at: string;
+  /** Who caused it (the command's `by`: a user or a controller), when known. */
+  readonly by?: string;
+}
+
+/** What caused a change: the proposer's time and, when known, who asked. */
+export interface ChangeCause {
+  readonly at: string;
+  readonly by?: string | undefined;
+}
+
+function transitionOf(event: LifecycleTransition['event'], from: DeletionStateName | null, to: DeletionStateName, revision: number, cause: ChangeCause): LifecycleTransition {
+  return { event, from, to, revision, at: cause.at, ...(cause.by === undefined || cause.by === '' ? {} : { by: cause.by }) };
 }
 
 export interface ResourceRecord {
@@ -66,19 +78,18 @@ export function lifecycleState(record: ResourceRecord): DeletionStateName {
 }
 
 /** A new record for a created object. Takes ownership of `object` (it is frozen in place). */
-export function createRecord(key: ObjectKey, object: KubeObject, revision: number, at: string): ResourceRecord {
+export function createRecord(key: ObjectKey, object: KubeObject, revision: number, cause: ChangeCause): ResourceRecord {
   const metadata: ObjectMeta = { ...object.metadata, name: key.name, resourceVersion: String(revision) };
   setNamespace(metadata, key.namespace);
   delete metadata.deletionTimestamp; // server-owned: only a delete sets it
   delete metadata.deletionGracePeriodSeconds;
   const stored = deepFreeze({ ...object, metadata });
   const lifecycle = initialDeletion({ finalizers: finalizersOf(stored) });
-  const transition: LifecycleTransition = { event: 'CREATE', from: null, to: 'live', revision, at };
-  return deepFreeze({ key, object: stored, lifecycle, transitions: [transition] });
+  return deepFreeze({ key, object: stored, lifecycle, transitions: [transitionOf('CREATE', null, 'live', revision, cause)] });
 }
 
 /** Replaces the object of `record` with `object`, keeping server-owned metadata. */
-export function updateRecord(record: ResourceRecord, object: KubeObject, revision: number, at: string): RecordChange {
+export function updateRecord(record: ResourceRecord, object: KubeObject, revision: number, cause: ChangeCause): RecordChange {
   const candidate = withServerMetadata(object, record.object);
   const added = addedFinalizers(record, candidate);
   if (added.length > 0) {
@@ -89,7 +100,7 @@ export function updateRecord(record: ResourceRecord, object: KubeObject, revisio
   const finalizers = finalizersOf(stored);
   const next = sameList(finalizers, record.lifecycle.context.finalizers)
     ? { ...record, object: stored }
-    : advance({ ...record, object: stored }, { type: 'FINALIZERS_CHANGED', finalizers }, revision, at);
+    : advance({ ...record, object: stored }, { type: 'FINALIZERS_CHANGED', finalizers }, revision, cause);
   const state = lifecycleState(next);
   assert(state !== 'live' || stored.metadata.deletionTimestamp === undefined, 'a live object has no deletionTimestamp');
   return state === 'removed' ? { type: 'removed', record: deepFreeze(next) } : { type: 'stored', record: deepFreeze(next), changed: true };
@@ -108,16 +119,17 @@ function policyFinalizer(policy: PropagationPolicy | undefined): string | undefi
  * finalizer (recorded as a FINALIZERS_CHANGED transition), so the object waits for the
  * garbage collector.
  */
-export function deleteRecord(record: ResourceRecord, revision: number, at: string, policy?: PropagationPolicy): RecordChange {
+export function deleteRecord(record: ResourceRecord, revision: number, cause: ChangeCause, policy?: PropagationPolicy): RecordChange {
+  const at = cause.at;
   if (lifecycleState(record) === 'finalizing') return { type: 'finalizing', record, changed: false };
   assert(lifecycleState(record) === 'live', 'only live and finalizing objects are stored');
   const extra = policyFinalizer(policy);
   if (extra !== undefined && !finalizersOf(record.object).includes(extra)) {
     const finalizers = [...(record.object.metadata.finalizers ?? []), extra];
     const object = deepFreeze({ ...record.object, metadata: { ...record.object.metadata, finalizers } });
-    record = advance({ ...record, object }, { type: 'FINALIZERS_CHANGED', finalizers: finalizersOf(object) }, revision, at);
+    record = advance({ ...record, object }, { type: 'FINALIZERS_CHANGED', finalizers: finalizersOf(object) }, revision, cause);
   }
-  const next = advance(record, { type: 'DELETE', at }, revision, at);
+  const next = advance(record, { type: 'DELETE', at }, revision, cause);
   if (lifecycleState(next) === 'removed') {
     return { type: 'removed', record: deepFreeze({ ...next, object: deepFreeze(withResourceVersion(record.object, revision)) }) };
   }
@@ -131,11 +143,10 @@ export function deleteRecord(record: ResourceRecord, revision: number, at: strin
 }
 
 /** Runs one machine event and logs the transition (bounded). */
-function advance(record: ResourceRecord, event: DeletionEvent, revision: number, at: string): ResourceRecord {
+function advance(record: ResourceRecord, event: DeletionEvent, revision: number, cause: ChangeCause): ResourceRecord {
   const from = lifecycleState(record);
   const lifecycle = advanceDeletion(record.lifecycle, event);
-  const transition: LifecycleTransition = { event: event.type, from, to: lifecycle.value, revision, at };
-  const transitions = [...record.transitions, transition].slice(-transitionsMax);
+  const transitions = [...record.transitions, transitionOf(event.type, from, lifecycle.value, revision, cause)].slice(-transitionsMax);
   assert(transitions.length <= transitionsMax, 'transitions stay bounded');
   return { ...record, lifecycle, transitions };
 }

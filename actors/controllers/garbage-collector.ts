@@ -15,6 +15,9 @@ import { keyString } from '../object.ts';
 import type { JsonValue, KubeObject, ObjectKey } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 
+/** Who the collector's commands name as their cause (kube-controller-manager's service account). */
+export const garbageCollectorIdentity = 'system:serviceaccount:kube-system:generic-garbage-collector';
+
 interface OwnerReference {
   readonly uid: string;
   readonly blockOwnerDeletion: boolean;
@@ -172,7 +175,7 @@ export class GarbageCollector implements Controller {
   async #delete(node: Node, propagationPolicy: 'Background' | 'Foreground'): Promise<void> {
     if (this.#stopped) return;
     await this.#context.propose({
-      type: 'delete', key: node.key, at: this.#context.now(), propagationPolicy,
+      type: 'delete', key: node.key, at: this.#context.now(), by: garbageCollectorIdentity, propagationPolicy,
       preconditions: { uid: node.object.metadata.uid ?? '' },
     });
   }
@@ -195,7 +198,7 @@ export class GarbageCollector implements Controller {
     if (this.#stopped) return;
     const object = structuredClone({ ...node.object, metadata }) as KubeObject;
     await this.#context.propose({
-      type: 'update', key: node.key, object, at: this.#context.now(),
+      type: 'update', key: node.key, object, at: this.#context.now(), by: garbageCollectorIdentity,
       preconditions: { resourceVersion: node.object.metadata.resourceVersion ?? '' },
     });
   }

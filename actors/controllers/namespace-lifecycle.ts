@@ -7,6 +7,9 @@ import type { ChangeEvent } from '../events.ts';
 import type { KubeObject, ObjectKey } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 
+/** Who the controller's commands name as their cause (kube-controller-manager's service account). */
+export const namespaceControllerIdentity = 'system:serviceaccount:kube-system:namespace-controller';
+
 export const namespaceFinalizer = 'kubernetes';
 
 const namespacesResource = { group: '', resource: 'namespaces' } as const;
@@ -86,7 +89,7 @@ export class NamespaceLifecycleController implements Controller {
     const content = this.#context.state.objectsInNamespace(name);
     for (const { key, object } of content) {
       if (this.#stopped) return;
-      if (object.metadata.deletionTimestamp === undefined) await this.#context.propose({ type: 'delete', key, at: this.#context.now() });
+      if (object.metadata.deletionTimestamp === undefined) await this.#context.propose({ type: 'delete', key, at: this.#context.now(), by: namespaceControllerIdentity });
     }
     if (this.#context.state.objectsInNamespace(name).length > 0) return; // finalizers pending: the next change brings us back
     const current = this.#context.state.get(namespaceKey(name));
@@ -94,7 +97,7 @@ export class NamespaceLifecycleController implements Controller {
     const spec = { ...(current['spec'] as Record<string, unknown> | undefined), finalizers: specFinalizers(current).filter((item) => item !== namespaceFinalizer) };
     const released = structuredClone({ ...current, spec }) as KubeObject;
     await this.#context.propose({
-      type: 'update', key: namespaceKey(name), object: released, at: this.#context.now(),
+      type: 'update', key: namespaceKey(name), object: released, at: this.#context.now(), by: namespaceControllerIdentity,
       preconditions: { resourceVersion: current.metadata.resourceVersion ?? '' },
     });
   }

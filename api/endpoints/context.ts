@@ -42,6 +42,15 @@ export function queryBoolean(query: Query, name: string): boolean {
 }
 
 /** RFC 3339 in whole seconds, as metav1.Time serialises. */
+/**
+ * What a command proposed for this request records as its cause: the proposer's time and the
+ * authenticated user (shown in the object's lifecycle transitions).
+ */
+export function causeOf(request: FastifyRequest, context: { readonly now: () => Date }): { readonly at: string; readonly by?: string } {
+  const name = (request.user as { readonly name?: string } | undefined)?.name;
+  return { at: formatTime(context.now()), ...(name === undefined || name === '' ? {} : { by: name }) };
+}
+
 export function formatTime(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

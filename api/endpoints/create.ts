@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
 import { alreadyExists, badRequest, methodNotAllowed } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
-import { fieldChecks, formatTime, isDryRun, readObject, respond, sendWarnings } from './context.ts';
+import { fieldChecks, causeOf, isDryRun, readObject, respond, sendWarnings } from './context.ts';
 import type { FieldChecks } from '../registry/validation.ts';
 import { prepareCreate } from './prepare.ts';
 import { expectObject } from './results.ts';
@@ -23,7 +23,7 @@ export async function handleCreate(request: FastifyRequest, reply: FastifyReply,
   if (target.name !== undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
   const query = request.query as Query;
   const object = readObject(request, target);
-  const created = await createObject(object, target, query, fieldChecks(request, query), context);
+  const created = await createObject(object, target, query, fieldChecks(request, query), context, causeOf(request, context));
   sendWarnings(reply, created.warnings);
   return respond(request, reply, 201, created.object);
 }
@@ -34,7 +34,7 @@ export interface Created {
 }
 
 /** Shared by POST and by PUT of an absent object. */
-export async function createObject(object: KubeObject, target: Target, query: Query, checks: FieldChecks, context: EndpointContext): Promise<Created> {
+export async function createObject(object: KubeObject, target: Target, query: Query, checks: FieldChecks, context: EndpointContext, cause: { readonly at: string; readonly by?: string }): Promise<Created> {
   const dryRun = isDryRun(query, 'CreateOptions');
   const generateName = object.metadata.generateName;
   const generated = (object.metadata.name === undefined || object.metadata.name === '') && typeof generateName === 'string' && generateName !== '';
@@ -45,7 +45,7 @@ export async function createObject(object: KubeObject, target: Target, query: Qu
     const warnings = prepareCreate(candidate, target, checks, context);
     const name = candidate.metadata.name ?? '';
     if (dryRun) return { object: candidate, warnings };
-    const result = await context.store.propose({ type: 'create', key: objectKey(target, name), object: candidate, at: formatTime(context.now()) });
+    const result = await context.store.propose({ type: 'create', key: objectKey(target, name), object: candidate, ...cause });
     if (result.type === 'alreadyExists' && generated && attempt < generatedNameAttemptsMax) continue;
     if (result.type === 'alreadyExists' && generated) {
       throw alreadyExists({ group: target.kind.group, resource: target.kind.resource }, name);

@@ -8,7 +8,7 @@ import { decodeBody } from '../negotiation.ts';
 import { parseFieldSelector, parseLabelSelector, bothMatch } from '../selectors.ts';
 import { badRequest, invalid, successStatus } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
-import { formatTime, isDryRun, listOf, queryString, requestBody, respond } from './context.ts';
+import { causeOf, isDryRun, listOf, queryString, requestBody, respond } from './context.ts';
 import { expectObject } from './results.ts';
 import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
@@ -63,7 +63,7 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
     return respond(request, reply, 200, expectObject(result, target, name).object);
   }
   const result = await context.store.propose({
-    type: 'delete', key, at: formatTime(context.now()),
+    type: 'delete', key, ...causeOf(request, context),
     ...(options.preconditions ? { preconditions: options.preconditions } : {}),
     ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
   });
@@ -92,7 +92,7 @@ async function handleDeleteCollection(request: FastifyRequest, reply: FastifyRep
     }
     const key = objectKey({ ...target, namespace: item.metadata.namespace ?? '' }, item.metadata.name ?? '');
     const result = await context.store.propose({
-      type: 'delete', key, at: formatTime(context.now()),
+      type: 'delete', key, ...causeOf(request, context),
       ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
     });
     if (result.type === 'removed' || result.type === 'finalizing') deleted.push(result.object);

@@ -9,7 +9,7 @@ import { applyJsonPatch, JsonPatchError } from '../patch/json-patch.ts';
 import { applyMergePatch, strategicMerge } from '../patch/merge-patch.ts';
 import { badRequest, conflict, invalid, notFound, unsupportedMediaType } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
-import { fieldValidationLevel, formatTime, isDryRun, respond, sendWarnings } from './context.ts';
+import { fieldValidationLevel, causeOf, isDryRun, respond, sendWarnings } from './context.ts';
 import { prepareUpdate } from './prepare.ts';
 import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
@@ -73,7 +73,7 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
       return respond(request, reply, 200, object);
     }
     const result = await context.store.propose({
-      type: 'update', key, object, at: formatTime(context.now()),
+      type: 'update', key, object, ...causeOf(request, context),
       preconditions: requestedVersion ? { resourceVersion: requestedVersion } : {},
     });
     if (result.type === 'conflict' && !patchNamedVersion && attempt < patchAttemptsMax) continue;

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Preconditions } from '../../actors/index.ts';
 import { badRequest, conflict, methodNotAllowed, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
-import { fieldChecks, formatTime, isDryRun, readObject, respond, sendWarnings } from './context.ts';
+import { fieldChecks, causeOf, isDryRun, readObject, respond, sendWarnings } from './context.ts';
 import { createObject } from './create.ts';
 import { prepareUpdate } from './prepare.ts';
 import { checkSubresource, mergeSubresource } from './subresource.ts';
@@ -30,7 +30,7 @@ export async function handleUpdate(request: FastifyRequest, reply: FastifyReply,
     object = mergeSubresource(subresource, old, object);
   }
   if (!old) {
-    const created = await createObject(object, target, query, fieldChecks(request, query), context);
+    const created = await createObject(object, target, query, fieldChecks(request, query), context, causeOf(request, context));
     sendWarnings(reply, created.warnings);
     return respond(request, reply, 201, created.object);
   }
@@ -48,6 +48,6 @@ export async function handleUpdate(request: FastifyRequest, reply: FastifyReply,
     }
     return respond(request, reply, 200, object);
   }
-  const result = await context.store.propose({ type: 'update', key, object, preconditions, at: formatTime(context.now()) });
+  const result = await context.store.propose({ type: 'update', key, object, preconditions, ...causeOf(request, context) });
   return respond(request, reply, 200, expectObject(result, target, name).object);
 }

@@ -29,7 +29,7 @@ async function ensureSystemNamespaces(store: LocalStore, client: StoreClient): P
       metadata: { name, uid: randomUUID(), creationTimestamp: now, labels: { 'kubernetes.io/metadata.name': name } },
       spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
     };
-    const result = await client.propose({ type: 'create', key, object, at: now });
+    const result = await client.propose({ type: 'create', key, object, at: now, by: 'system:apiserver' });
     if (result.type !== 'stored' && result.type !== 'alreadyExists') throw new Error(`could not create namespace ${name}: ${result.type}`);
   }
 }
