@@ -12,7 +12,7 @@ import { History, historyEventsMaxDefault } from './mvcc/history.ts';
 import { ObjectIndex } from './mvcc/object-index.ts';
 import { keyString } from './object.ts';
 import type { KubeObject, ObjectKey } from './object.ts';
-import { checkPreconditions, createRecord, deleteRecord, lifecycleState, updateRecord } from './resource-actor.ts';
+import { checkPreconditions, createRecord, deleteRecord, lifecycleOfRecord, lifecycleState, updateRecord } from './resource-actor.ts';
 import type { RecordChange, ResourceRecord } from './resource-actor.ts';
 import type { CommandResult } from './results.ts';
 import { SessionTable, sessionsMaxDefault } from './sessions.ts';
@@ -157,8 +157,11 @@ function noChange(result: CommandResult): ApplyOutcome {
 
 function changed(result: CommandResult, type: ChangeType, record: ResourceRecord, previous: KubeObject | undefined, revision: number): ApplyOutcome {
   assert(record.object.metadata.resourceVersion === String(revision), 'a changed object carries the entry index as resourceVersion');
+  const moved = record.transitions.at(-1)?.revision === revision;
+  assert(!(type === 'ADDED' || type === 'DELETED') || moved, 'a create or a removal is a lifecycle transition');
+  const lifecycle = moved ? { lifecycle: lifecycleOfRecord(record) } : {};
   const event: ChangeEvent = previous === undefined
-    ? { type, key: record.key, object: record.object, revision }
-    : { type, key: record.key, object: record.object, previous, revision };
+    ? { type, key: record.key, object: record.object, revision, ...lifecycle }
+    : { type, key: record.key, object: record.object, previous, revision, ...lifecycle };
   return { result, events: [deepFreeze(event)] };
 }

@@ -23,13 +23,13 @@ import type { StoreLimits, StoreState } from './apply.ts';
 import { tryDecodeCommand } from './command-check.ts';
 import type { ChangeEvent } from './events.ts';
 import { deepFreeze } from './json.ts';
-import type { DeletionContext, DeletionStateName } from './machines/deletion.ts';
 import { History } from './mvcc/history.ts';
 import type { EventsSince, HistoryEntry, HistoryJson } from './mvcc/history.ts';
 import { ObjectIndex } from './mvcc/object-index.ts';
 import { collectionPrefix, keyString } from './object.ts';
 import type { CollectionKey, KubeObject, ObjectKey } from './object.ts';
-import type { LifecycleTransition, ResourceRecord } from './resource-actor.ts';
+import { lifecycleOfRecord } from './resource-actor.ts';
+import type { ObjectLifecycle, ResourceRecord } from './resource-actor.ts';
 import type { CommandResult } from './results.ts';
 import { SessionTable } from './sessions.ts';
 import type { SessionEntry } from './sessions.ts';
@@ -41,11 +41,7 @@ export const snapshotVersionsReadable: readonly number[] = [1, 2];
 /** Called after every applied entry, in log order; `events` may be empty (appliedIndex() moved). Must not throw. */
 export type ChangeListener = (events: readonly ChangeEvent[]) => void;
 
-export interface Lifecycle {
-  readonly state: DeletionStateName;
-  readonly context: DeletionContext;
-  readonly transitions: readonly LifecycleTransition[];
-}
+export type Lifecycle = ObjectLifecycle;
 
 export interface ListResult {
   /** Deep-frozen stored objects, in key order. */
@@ -252,7 +248,7 @@ export class ClusterState implements StateMachine<CommandResult> {
   lifecycleOf(key: ObjectKey): Lifecycle | undefined {
     const record = this.state.objects.get(keyString(key));
     if (record === undefined) return undefined;
-    return { state: record.lifecycle.value, context: record.lifecycle.context, transitions: record.transitions };
+    return lifecycleOfRecord(record);
   }
 
   snapshot(): Uint8Array {

@@ -9,7 +9,7 @@ import { foregroundFinalizer, orphanFinalizer } from './commands.ts';
 import type { Preconditions, PropagationPolicy } from './commands.ts';
 import { deepFreeze, jsonEqual } from './json.ts';
 import { advanceDeletion, initialDeletion } from './machines/deletion.ts';
-import type { DeletionEvent, DeletionStateName, PersistedDeletion } from './machines/deletion.ts';
+import type { DeletionContext, DeletionEvent, DeletionStateName, PersistedDeletion } from './machines/deletion.ts';
 import type { KubeObject, ObjectKey, ObjectMeta } from './object.ts';
 
 /**
@@ -42,6 +42,20 @@ export interface ChangeCause {
 
 function transitionOf(event: LifecycleTransition['event'], from: DeletionStateName | null, to: DeletionStateName, revision: number, cause: ChangeCause): LifecycleTransition {
   return { event, from, to, revision, at: cause.at, ...(cause.by === undefined || cause.by === '' ? {} : { by: cause.by }) };
+}
+
+/**
+ * An object's lifecycle as the inspector shows it: the deletion machine's state and context, and
+ * the bounded log of transitions. Carried by every change event, so API replicas hold it too.
+ */
+export interface ObjectLifecycle {
+  readonly state: DeletionStateName;
+  readonly context: DeletionContext;
+  readonly transitions: readonly LifecycleTransition[];
+}
+
+export function lifecycleOfRecord(record: ResourceRecord): ObjectLifecycle {
+  return { state: record.lifecycle.value, context: record.lifecycle.context, transitions: record.transitions };
 }
 
 export interface ResourceRecord {

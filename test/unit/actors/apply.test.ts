@@ -45,6 +45,21 @@ describe('create', () => {
     expect(h.stored()).toBe(objectOf(result));
   });
 
+  it('ADDED carries the lifecycle; transitions name who caused them; a finalizer change carries the new lifecycle', () => {
+    const h = withNamespace();
+    const added = h.apply({ type: 'create', key: cm, object: objectFor(cm, { finalizers: ['example.com/hold'] }), at: t0, by: 'alice' });
+    expect(added.events[0]?.lifecycle).toEqual({
+      state: 'live', context: { finalizers: ['example.com/hold'], deletionTimestamp: null },
+      transitions: [{ event: 'CREATE', from: null, to: 'live', revision: 2, at: t0, by: 'alice' }],
+    });
+    const deleted = h.apply({ type: 'delete', key: cm, at: at(5), by: 'bob' });
+    expect(deleted.events[0]?.lifecycle?.state).toBe('finalizing');
+    expect(deleted.events[0]?.lifecycle?.transitions.at(-1)).toEqual({ event: 'DELETE', from: 'live', to: 'finalizing', revision: 3, at: at(5), by: 'bob' });
+    // A command without `by` (older proposers) records no user.
+    const released = h.apply(update(cm, objectFor(cm, { finalizers: [] })));
+    expect(released.events[0]?.lifecycle?.transitions.at(-1)).toEqual({ event: 'FINALIZERS_CHANGED', from: 'finalizing', to: 'removed', revision: 4, at: t0 });
+  });
+
   it('rejects an existing key with alreadyExists', () => {
     const h = withNamespace();
     h.apply(create(cm));
@@ -93,6 +108,7 @@ describe('update', () => {
     const { result, events } = h.apply(update(cm, objectFor(cm, { data: { k: 'v2' } }), { resourceVersion: '2' }));
     expect(result).toMatchObject({ type: 'stored', revision: 3 });
     expect(objectOf(result).metadata.resourceVersion).toBe('3');
+    // A plain update makes no lifecycle transition: the event carries no lifecycle.
     expect(events).toEqual([{ type: 'MODIFIED', key: cm, object: objectOf(result), previous: first, revision: 3 }]);
   });
 
@@ -151,7 +167,10 @@ describe('update', () => {
     const { result, events } = h.apply(update(cm, objectFor(cm, { finalizers: [] })));
     expect(result).toMatchObject({ type: 'removed', revision: 4 });
     expect(objectOf(result).metadata.resourceVersion).toBe('4');
-    expect(events).toEqual([{ type: 'DELETED', key: cm, object: objectOf(result), previous: finalizing, revision: 4 }]);
+    expect(events).toEqual([{
+      type: 'DELETED', key: cm, object: objectOf(result), previous: finalizing, revision: 4,
+      lifecycle: expect.objectContaining({ state: 'removed', transitions: expect.arrayContaining([expect.objectContaining({ event: 'FINALIZERS_CHANGED', from: 'finalizing', to: 'removed', revision: 4 })]) }),
+    }]);
     expect(h.state.objects.has(keyString(cm))).toBe(false);
   });
 
@@ -212,7 +231,10 @@ describe('delete', () => {
     const { result, events } = h.apply(remove(cm));
     expect(result).toMatchObject({ type: 'removed', revision: 3 });
     expect(objectOf(result).metadata.resourceVersion).toBe('3');
-    expect(events).toEqual([{ type: 'DELETED', key: cm, object: objectOf(result), previous: first, revision: 3 }]);
+    expect(events).toEqual([{
+      type: 'DELETED', key: cm, object: objectOf(result), previous: first, revision: 3,
+      lifecycle: expect.objectContaining({ state: 'removed', transitions: [expect.objectContaining({ event: 'CREATE' }), expect.objectContaining({ event: 'DELETE', from: 'live', to: 'removed', revision: 3 })] }),
+    }]);
     expect(h.state.objects.size).toBe(1);
   });
 
