@@ -228,8 +228,8 @@ export class ClusterState implements StateMachine<CommandResult> {
   }
 
   /** Every stored object with its key, in key order (controllers build their indexes from it). */
-  allObjects(): { key: ObjectKey; object: KubeObject }[] {
-    return this.state.objects.all().map((record) => ({ key: record.key, object: record.object }));
+  allObjects(): { key: ObjectKey; object: KubeObject; lifecycle: ObjectLifecycle }[] {
+    return this.state.objects.all().map((record) => ({ key: record.key, object: record.object, lifecycle: lifecycleOfRecord(record) }));
   }
 
   /**

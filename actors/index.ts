@@ -18,5 +18,7 @@ export { ObjectIndex } from './mvcc/object-index.ts';
 export { sessionsMaxDefault } from './sessions.ts';
 export { transitionsMax, conflictMessage } from './resource-actor.ts';
 export type { LifecycleTransition } from './resource-actor.ts';
-export { deletionMachine } from './machines/deletion.ts';
+export { deletionMachine, deletionStatechart, deletionWaitingFor } from './machines/deletion.ts';
+export { drawStatechart, statechartOf } from './machines/statechart.ts';
+export type { Statechart, StatechartState, StatechartTransition } from './machines/statechart.ts';
 export type { DeletionStateName, DeletionContext, DeletionEvent } from './machines/deletion.ts';

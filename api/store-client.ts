@@ -3,7 +3,7 @@
 // reads of the current state, and the stream of change events that feeds the watch cache.
 // The backend is injected (deploy/ wires the in-process Raft member for `kstore server`; the
 // HA tiers will wire a NATS client with the same shape). This module must not know Raft.
-import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, ObjectKey } from '../actors/index.ts';
+import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
 import { ApiError, serverTimeout, serviceUnavailable } from './status.ts';
 
 /** What the store side provides. Reads see every command whose proposal has resolved. */
@@ -12,6 +12,8 @@ export interface StoreBackend {
   /** Resolves with a revision once every write committed before the call is visible to reads. */
   readIndex(): Promise<number>;
   get(key: ObjectKey): KubeObject | undefined;
+  /** The object's lifecycle (deletion machine state and transitions), as of the same state get() reads. */
+  lifecycleOf(key: ObjectKey): Lifecycle | undefined;
   list(collection: CollectionKey): { readonly items: readonly KubeObject[]; readonly revision: number };
   /** Change events in revision order; returns the unsubscribe function. */
   subscribe(listener: (events: readonly ChangeEvent[]) => void): () => void;
@@ -53,6 +55,10 @@ export class StoreClient {
 
   get(key: ObjectKey): KubeObject | undefined {
     return this.#backend.get(key);
+  }
+
+  lifecycleOf(key: ObjectKey): Lifecycle | undefined {
+    return this.#backend.lifecycleOf(key);
   }
 
   list(collection: CollectionKey): { readonly items: readonly KubeObject[]; readonly revision: number } {

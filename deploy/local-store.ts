@@ -26,6 +26,7 @@ function backendOf(node: RaftNode<CommandResult>, state: ClusterState): StoreBac
     },
     readIndex: () => node.readIndex(),
     get: (key: ObjectKey): KubeObject | undefined => state.get(key),
+    lifecycleOf: (key: ObjectKey) => state.lifecycleOf(key),
     list: (collection: CollectionKey) => state.list(collection),
     subscribe: (listener: (events: readonly ChangeEvent[]) => void) => state.subscribe(listener),
     currentRevision: () => state.appliedIndex(),

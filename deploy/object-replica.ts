@@ -6,7 +6,7 @@
 // and restarts its window there: events in between were missed), and follows again.
 // Serves what StoreBackend needs for reads: get, list, subscribe, currentRevision; synced().
 import { collectionPrefix, keyString, ObjectIndex } from '../actors/index.ts';
-import type { ChangeEvent, CollectionKey, KubeObject, ObjectKey } from '../actors/index.ts';
+import type { ChangeEvent, CollectionKey, KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
 import type { FollowHandle, StreamBatch } from './event-stream/index.ts';
 import type { StoredObject } from './state-service.ts';
 
@@ -23,6 +23,8 @@ export class ObjectReplica {
   readonly #log: ReplicaLog;
   /** Ordered by key, so a collection is one range (actors' MVCC index, without history). */
   #objects = new ObjectIndex<KubeObject>();
+  /** Each object's lifecycle: from the state sync, then from every event that moved it. */
+  #lifecycles = new Map<string, Lifecycle>();
   #revision = 0;
   #synced = false;
   #stopped = false;
@@ -59,6 +61,10 @@ export class ObjectReplica {
     return this.#objects.get(keyString(key));
   }
 
+  lifecycleOf(key: ObjectKey): Lifecycle | undefined {
+    return this.#lifecycles.get(keyString(key));
+  }
+
   list(collection: CollectionKey): { readonly items: readonly KubeObject[]; readonly revision: number } {
     return { items: this.#objects.range(collectionPrefix(collection)), revision: this.#revision };
   }
@@ -87,9 +93,15 @@ export class ObjectReplica {
     const { objects, appliedIndex } = await this.#source.fetchState();
     if (this.#stopped) return;
     const index = new ObjectIndex<KubeObject>();
+    const lifecycles = new Map<string, Lifecycle>();
     // The state service sends objects in key order, so each insert appends.
-    for (const entry of objects) index.set(keyString(entry.key), entry.object);
+    for (const entry of objects) {
+      const key = keyString(entry.key);
+      index.set(key, entry.object);
+      if (entry.lifecycle !== undefined) lifecycles.set(key, entry.lifecycle);
+    }
     this.#objects = index;
+    this.#lifecycles = lifecycles;
     this.#revision = appliedIndex;
     this.#synced = true;
     if (resyncReason !== undefined) for (const listener of this.#resyncListeners) listener(resyncReason);
@@ -103,8 +115,14 @@ export class ObjectReplica {
       return;
     }
     for (const event of batch.events) {
-      if (event.type === 'DELETED') this.#objects.delete(keyString(event.key));
-      else this.#objects.set(keyString(event.key), event.object);
+      const key = keyString(event.key);
+      if (event.type === 'DELETED') {
+        this.#objects.delete(key);
+        this.#lifecycles.delete(key);
+      } else {
+        this.#objects.set(key, event.object);
+        if (event.lifecycle !== undefined) this.#lifecycles.set(key, event.lifecycle);
+      }
     }
     this.#revision = batch.through;
     if (batch.events.length > 0) for (const listener of this.#listeners) listener(batch.events);

@@ -5,7 +5,7 @@
 // (api/store-client.ts bounds that wait and answers 504 with Retry-After). A proposal that ran
 // out of its deadline without an outcome, or a store that cannot be reached, becomes a 503 with
 // Retry-After, never a hang (api/store-client.ts maps StoreDeadlineError by name).
-import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, ObjectKey } from '../actors/index.ts';
+import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
 import type { StoreBackend } from '../api/index.ts';
 import type { ObjectReplica } from './object-replica.ts';
 import type { StoreClient as NatsStoreClient } from './store-client.ts';
@@ -37,6 +37,10 @@ export class RemoteStore implements StoreBackend {
 
   get(key: ObjectKey): KubeObject | undefined {
     return this.#replica.get(key);
+  }
+
+  lifecycleOf(key: ObjectKey): Lifecycle | undefined {
+    return this.#replica.lifecycleOf(key);
   }
 
   list(collection: CollectionKey): { readonly items: readonly KubeObject[]; readonly revision: number } {

@@ -8,7 +8,7 @@
 // stream after A.
 import { createInbox } from '@nats-io/transport-node';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { ClusterState, KubeObject, ObjectKey } from '../actors/index.ts';
+import type { ClusterState, KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
 
 const queueGroup = 'kstore-state-service';
 const chunkLimitBytes = 512 * 1024;
@@ -22,6 +22,8 @@ export function objectsSubject(cluster: string, group: string): string {
 export interface StoredObject {
   readonly key: ObjectKey;
   readonly object: KubeObject;
+  /** Absent from members that predate it; the replica then knows no lifecycle until one changes. */
+  readonly lifecycle?: Lifecycle;
 }
 
 type StateMessage =

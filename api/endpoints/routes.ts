@@ -12,6 +12,7 @@ import { handleList } from './list.ts';
 import { handlePatch } from './patch.ts';
 import { handleUpdate } from './update.ts';
 import { handleWatch } from './watch.ts';
+import { handleLifecycle, lifecycleSubresource } from './lifecycle.ts';
 import { resolveTarget } from './target.ts';
 
 const notAllowed = 'the server does not allow this method on the requested resource';
@@ -20,6 +21,8 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, context: E
   const path = request.url.split('?')[0]!;
   const target = resolveTarget(path);
   const query = request.query as Query;
+  // Every kind has the lifecycle subresource (the lifecycle inspector).
+  if (target.subresource === lifecycleSubresource && target.name !== undefined) return handleLifecycle(request, reply, target, context);
   switch (request.method) {
     case 'GET':
     case 'HEAD':

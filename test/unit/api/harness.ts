@@ -21,6 +21,7 @@ export class ImmediateBackend implements StoreBackend {
     return this.#index;
   }
   get = (key: Parameters<ClusterState['get']>[0]) => this.state.get(key);
+  lifecycleOf = (key: Parameters<ClusterState['lifecycleOf']>[0]) => this.state.lifecycleOf(key);
   list = (collection: Parameters<ClusterState['list']>[0]) => this.state.list(collection);
   subscribe = (listener: (events: readonly ChangeEvent[]) => void) => this.state.subscribe(listener);
   currentRevision = (): number => this.state.appliedIndex();
