@@ -142,6 +142,19 @@ describe('kubectl against an HA cluster (kstore cluster up: 3 nats-servers, 3 st
     }
   });
 
+  it('both replicas show the same lifecycle of an object, with the users and transitions of its deletion', async () => {
+    await ensureNamespace('ha');
+    await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', namespace: 'ha', finalizers: ['example.com/cleanup'] }, data: { a: 'b' } }));
+    expect((await ok([...onA1, 'delete', 'configmap', 'held', '-n', 'ha', '--wait=false'])).trim()).toBe('configmap "held" deleted');
+    const path = '/api/v1/namespaces/ha/configmaps/held/lifecycle';
+    const fromA1 = JSON.parse(await ok([...onA1, 'get', '--raw', path])) as { machines: { state: string; waitingFor: string; history: { event: string; user?: string }[] }[] };
+    const fromA2 = JSON.parse(await ok([...onA2, 'get', '--raw', path])) as typeof fromA1;
+    expect(fromA2).toEqual(fromA1);
+    expect(fromA1.machines[0]).toMatchObject({ state: 'finalizing', waitingFor: 'finalizing: waiting for finalizers example.com/cleanup' });
+    expect(fromA1.machines[0]!.history.map((entry) => [entry.event, entry.user])).toEqual([['CREATE', 'kstore-admin'], ['DELETE', 'kstore-admin']]);
+    await ok(['patch', 'configmap', 'held', '-n', 'ha', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  });
+
   it('get --chunk-size pages through a namespace and shows every item once', async () => {
     await ensureNamespace('ha-chunks');
     const names = Array.from({ length: 7 }, (_, position) => `chunk-${position}`);

@@ -69,4 +69,22 @@ describe('ObjectReplica', () => {
     await waitFor(() => source.followedAfter.length === 3, { timeoutMs: 2_000, description: 'second resync' });
     await replica.stop();
   });
+
+  it('keeps each object\'s lifecycle: from the state sync, replaced by events that carry one, kept by events that do not', async () => {
+    const source = new Scripted();
+    const live = { state: 'live' as const, context: { finalizers: ['x/y'], deletionTimestamp: null }, transitions: [{ event: 'CREATE' as const, from: null, to: 'live' as const, revision: 3, at: '2026-01-01T00:00:00Z', by: 'alice' }] };
+    source.state = { objects: [{ key: key('a'), object: object('a', 3), lifecycle: live }], appliedIndex: 5 };
+    const replica = new ObjectReplica(source);
+    await replica.start();
+    expect(replica.lifecycleOf(key('a'))).toEqual(live);
+    // A plain update carries no lifecycle: the known one stays.
+    source.onBatch!({ from: 5, through: 6, events: [event('MODIFIED', 'a', 6)] });
+    expect(replica.lifecycleOf(key('a'))).toEqual(live);
+    const finalizing = { ...live, state: 'finalizing' as const, context: { finalizers: ['x/y'], deletionTimestamp: '2026-01-01T00:00:01Z' }, transitions: [...live.transitions, { event: 'DELETE' as const, from: 'live' as const, to: 'finalizing' as const, revision: 7, at: '2026-01-01T00:00:01Z', by: 'bob' }] };
+    source.onBatch!({ from: 6, through: 7, events: [{ ...event('MODIFIED', 'a', 7), lifecycle: finalizing }] });
+    expect(replica.lifecycleOf(key('a'))).toEqual(finalizing);
+    source.onBatch!({ from: 7, through: 8, events: [event('DELETED', 'a', 8)] });
+    expect(replica.lifecycleOf(key('a'))).toBeUndefined();
+    await replica.stop();
+  });
 });
