@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { runServer } from './roles/server.ts';
 import { runStore } from './roles/store.ts';
 import { runCluster } from './roles/cluster.ts';
+import { runInspect } from './roles/inspect.ts';
 import { parseApiFlags, runApi } from './roles/api.ts';
 import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
@@ -17,6 +18,8 @@ Commands:
   api       Run a stateless API replica over NATS (a store cluster must be running).
   cluster   up|down|status: a local HA cluster (nats-servers, stores, API replicas) as processes;
             see kstore cluster --help.
+  inspect   <resource> <name> [-n ns]: an object's lifecycle machines, state, waits and history;
+            see kstore inspect --help.
 
 Flags for server:
   --port <n>              HTTPS port to serve on (default 6443)
@@ -164,6 +167,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (command === 'cluster') return await runCluster(rest);
+    if (command === 'inspect') return await runInspect(rest);
     process.stderr.write(`kstore: unknown command ${JSON.stringify(command)}\n\n${usage}`);
     return 1;
   } catch (error) {
