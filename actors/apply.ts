@@ -5,14 +5,15 @@
 // depends only on the state and the entry), throw on a bad command (a failure is a result),
 // or notify anyone (cluster-state.ts does). It mutates `state` in place; nothing else does.
 import { assert, unreachable } from '../raft/stdx/index.ts';
-import type { Command, CommandEnvelope, CreateCommand, DeleteCommand, UpdateCommand } from './commands.ts';
+import type { Command, CommandEnvelope, CreateCommand, DeleteCommand, ExpireTokensCommand, UpdateCommand } from './commands.ts';
 import type { ChangeEvent, ChangeType } from './events.ts';
 import { deepFreeze } from './json.ts';
 import { History, historyEventsMaxDefault } from './mvcc/history.ts';
 import { ObjectIndex } from './mvcc/object-index.ts';
 import { keyString } from './object.ts';
 import type { KubeObject, ObjectKey } from './object.ts';
-import { checkPreconditions, createRecord, deleteRecord, lifecycleOfRecord, lifecycleState, updateRecord } from './resource-actor.ts';
+import { bootstrapTokenNamespace, bootstrapTokenSecretPrefix } from './machines/token-secret.ts';
+import { checkPreconditions, createRecord, deleteRecord, expireTokenRecord, lifecycleOfRecord, lifecycleState, updateRecord } from './resource-actor.ts';
 import type { RecordChange, ResourceRecord } from './resource-actor.ts';
 import type { CommandResult } from './results.ts';
 import { SessionTable, sessionsMaxDefault } from './sessions.ts';
@@ -63,7 +64,7 @@ function applyFresh(state: StoreState, index: number, command: Command): ApplyOu
   if (command.type === 'noop') return { result: { type: 'noop', revision: index }, events: [] };
   const atMillis = rfc3339ToMillis(command.at);
   assert(atMillis !== undefined, 'a checked command has an RFC 3339 time');
-  const outcome = applyWrite(state, index, command);
+  const outcome = command.type === 'expireTokens' ? applyExpireTokens(state, index, command) : applyWrite(state, index, command);
   assert(outcome.events.every((e) => e.revision === index), 'events carry their entry index');
   if (outcome.events.length > 0) state.history.append(outcome.events, atMillis);
   return outcome;
@@ -112,6 +113,22 @@ function applyDelete(state: StoreState, index: number, command: DeleteCommand): 
   return writeChange(state, index, record, deleteRecord(record, index, { at: command.at, by: command.by }, command.propagationPolicy));
 }
 
+/**
+ * Expires every valid bootstrap token secret whose expiration is at or before the command's
+ * time, in key order (the range is ordered, so every replica emits the same events).
+ */
+function applyExpireTokens(state: StoreState, index: number, command: ExpireTokensCommand): ApplyOutcome {
+  const prefix = keyString({ group: '', resource: 'secrets', namespace: bootstrapTokenNamespace, name: bootstrapTokenSecretPrefix });
+  const events: ChangeEvent[] = [];
+  for (const record of state.objects.range(prefix)) {
+    const expired = expireTokenRecord(record, index, { at: command.at, by: command.by });
+    if (expired === null) continue;
+    state.objects.set(keyString(record.key), expired);
+    events.push(...changed({ type: 'noop', revision: index }, 'MODIFIED', expired, record.object, index).events);
+  }
+  return { result: { type: 'noop', revision: index }, events };
+}
+
 /** Stores (or removes) what a record change produced and builds its result and event. */
 function writeChange(state: StoreState, index: number, before: ResourceRecord, change: RecordChange): ApplyOutcome {
   const key = keyString(before.key);
@@ -157,7 +174,7 @@ function noChange(result: CommandResult): ApplyOutcome {
 
 function changed(result: CommandResult, type: ChangeType, record: ResourceRecord, previous: KubeObject | undefined, revision: number): ApplyOutcome {
   assert(record.object.metadata.resourceVersion === String(revision), 'a changed object carries the entry index as resourceVersion');
-  const moved = record.transitions.at(-1)?.revision === revision;
+  const moved = record.transitions.at(-1)?.revision === revision || record.token?.transitions.at(-1)?.revision === revision;
   assert(!(type === 'ADDED' || type === 'DELETED') || moved, 'a create or a removal is a lifecycle transition');
   const lifecycle = moved ? { lifecycle: lifecycleOfRecord(record) } : {};
   const event: ChangeEvent = previous === undefined

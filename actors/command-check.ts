@@ -44,6 +44,7 @@ export function envelopeProblem(value: unknown): string | null {
 function commandProblem(command: unknown): string | null {
   if (!isRecord(command)) return 'command is not an object';
   if (command.type === 'noop') return null;
+  if (command.type === 'expireTokens') return timeProblem(command.at) ?? byProblem(command.by);
   if (command.type !== 'create' && command.type !== 'update' && command.type !== 'delete') {
     return `unknown command type ${JSON.stringify(command.type)}`;
   }

@@ -64,7 +64,19 @@ export interface NoopCommand {
   readonly type: 'noop';
 }
 
-export type Command = CreateCommand | UpdateCommand | DeleteCommand | NoopCommand;
+/**
+ * Proposed by the leader (the token expiry controller) with its clock's time: every bootstrap
+ * token secret whose token machine is valid and whose expiration is at or before `at` becomes
+ * expired (an EXPIRE {at} event), on every replica alike. Its result is `noop` (it names no
+ * single object); each expired token is a MODIFIED change event carrying the new lifecycle.
+ */
+export interface ExpireTokensCommand {
+  readonly type: 'expireTokens';
+  readonly at: string;
+  readonly by?: string;
+}
+
+export type Command = CreateCommand | UpdateCommand | DeleteCommand | ExpireTokensCommand | NoopCommand;
 
 /** A command plus the client session that makes retries at-most-once (Raft thesis §6.3). */
 export interface CommandEnvelope {

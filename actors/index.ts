@@ -22,3 +22,14 @@ export { deletionMachine, deletionStatechart, deletionWaitingFor } from './machi
 export { drawStatechart, statechartOf } from './machines/statechart.ts';
 export type { Statechart, StatechartState, StatechartTransition } from './machines/statechart.ts';
 export type { DeletionStateName, DeletionContext, DeletionEvent } from './machines/deletion.ts';
+export type { ExpireTokensCommand } from './commands.ts';
+export type { TokenLifecycle, TokenTransition } from './resource-actor.ts';
+export { tokenMachine, tokenStatechart, tokenWaitingFor } from './machines/token.ts';
+export type { TokenStateName, TokenContext, TokenEvent } from './machines/token.ts';
+export {
+  bootstrapTokenSecretType, bootstrapTokenNamespace, bootstrapTokenSecretPrefix, bootstrapUserPrefix, bootstrappersGroup,
+  tokenIdKey, tokenSecretKey, expirationKey, descriptionKey, usageAuthenticationKey, usageSigningKey, usagePrefix, extraGroupsKey,
+  clusterInfoNamespace, clusterInfoName, kubeconfigKey, jwsSignaturePrefix,
+  tokenIdPattern, tokenSecretPattern, bootstrapTokenPattern, bootstrapGroupPattern, bootstrapGroupPatternText,
+  isBootstrapTokenKey, hasBootstrapTokenType, isBootstrapTokenSecret, tokenSecretData, tokenIdFromName, expirationReached, tokenGroups,
+} from './machines/token-secret.ts';

@@ -10,6 +10,9 @@ import type { Preconditions, PropagationPolicy } from './commands.ts';
 import { deepFreeze, jsonEqual } from './json.ts';
 import { advanceDeletion, initialDeletion } from './machines/deletion.ts';
 import type { DeletionContext, DeletionEvent, DeletionStateName, PersistedDeletion } from './machines/deletion.ts';
+import { advanceToken, initialToken } from './machines/token.ts';
+import type { PersistedToken, TokenContext, TokenEvent, TokenStateName } from './machines/token.ts';
+import { expirationKey, isBootstrapTokenSecret, tokenIdKey, tokenSecretData } from './machines/token-secret.ts';
 import type { KubeObject, ObjectKey, ObjectMeta } from './object.ts';
 
 /**
@@ -44,18 +47,46 @@ function transitionOf(event: LifecycleTransition['event'], from: DeletionStateNa
   return { event, from, to, revision, at: cause.at, ...(cause.by === undefined || cause.by === '' ? {} : { by: cause.by }) };
 }
 
+/** A transition of a bootstrap token secret's token machine (actors/machines/token.ts). */
+export interface TokenTransition {
+  /** 'CREATE' for the initial state, else the machine event type. */
+  readonly event: 'CREATE' | TokenEvent['type'];
+  readonly from: TokenStateName | null;
+  readonly to: TokenStateName;
+  readonly revision: number;
+  readonly at: string;
+  readonly by?: string;
+}
+
+/** The token machine of a bootstrap token secret and its bounded transition log (newest last). */
+export interface TokenRecord {
+  readonly machine: PersistedToken;
+  readonly transitions: readonly TokenTransition[];
+}
+
+/** The token lifecycle as the inspector and the authenticator see it. */
+export interface TokenLifecycle {
+  readonly state: TokenStateName;
+  readonly context: TokenContext;
+  readonly transitions: readonly TokenTransition[];
+}
+
 /**
  * An object's lifecycle as the inspector shows it: the deletion machine's state and context, and
- * the bounded log of transitions. Carried by every change event, so API replicas hold it too.
+ * the bounded log of transitions; for a bootstrap token secret also its token machine. Carried by
+ * every change event that moved a machine, so API replicas hold it too.
  */
 export interface ObjectLifecycle {
   readonly state: DeletionStateName;
   readonly context: DeletionContext;
   readonly transitions: readonly LifecycleTransition[];
+  readonly token?: TokenLifecycle;
 }
 
 export function lifecycleOfRecord(record: ResourceRecord): ObjectLifecycle {
-  return { state: record.lifecycle.value, context: record.lifecycle.context, transitions: record.transitions };
+  const lifecycle = { state: record.lifecycle.value, context: record.lifecycle.context, transitions: record.transitions };
+  if (record.token === undefined) return lifecycle;
+  return { ...lifecycle, token: { state: record.token.machine.value, context: record.token.machine.context, transitions: record.token.transitions } };
 }
 
 export interface ResourceRecord {
@@ -64,6 +95,8 @@ export interface ResourceRecord {
   readonly object: KubeObject;
   readonly lifecycle: PersistedDeletion;
   readonly transitions: readonly LifecycleTransition[];
+  /** Present for bootstrap token secrets (kube-system, bootstrap-token-*, of the token type) only. */
+  readonly token?: TokenRecord;
 }
 
 /** Outcome of a write to a record. `changed: false` means nothing was written (no event). */
@@ -99,7 +132,45 @@ export function createRecord(key: ObjectKey, object: KubeObject, revision: numbe
   delete metadata.deletionGracePeriodSeconds;
   const stored = deepFreeze({ ...object, metadata });
   const lifecycle = initialDeletion({ finalizers: finalizersOf(stored) });
-  return deepFreeze({ key, object: stored, lifecycle, transitions: [transitionOf('CREATE', null, 'live', revision, cause)] });
+  const record: ResourceRecord = { key, object: stored, lifecycle, transitions: [transitionOf('CREATE', null, 'live', revision, cause)] };
+  if (!isBootstrapTokenSecret(key, stored)) return deepFreeze(record);
+  const data = tokenSecretData(stored);
+  const machine = initialToken({ tokenId: data[tokenIdKey] ?? '', expiration: data[expirationKey] ?? null });
+  return deepFreeze({ ...record, token: { machine, transitions: [tokenTransitionOf('CREATE', null, 'valid', revision, cause)] } });
+}
+
+function tokenTransitionOf(event: TokenTransition['event'], from: TokenStateName | null, to: TokenStateName, revision: number, cause: ChangeCause): TokenTransition {
+  return { event, from, to, revision, at: cause.at, ...(cause.by === undefined || cause.by === '' ? {} : { by: cause.by }) };
+}
+
+/**
+ * Runs one token machine event; a transition is logged (bounded) when the state changed or the
+ * event updates the context (EXPIRATION_CHANGED, DELETE). Records without a token machine pass.
+ */
+function advanceTokenOf(record: ResourceRecord, event: TokenEvent, revision: number, cause: ChangeCause): ResourceRecord {
+  const token = record.token;
+  if (token === undefined) return record;
+  const machine = advanceToken(token.machine, event);
+  if (machine.value === token.machine.value && jsonEqual(machine.context, token.machine.context)) return record;
+  const transitions = [...token.transitions, tokenTransitionOf(event.type, token.machine.value, machine.value, revision, cause)].slice(-transitionsMax);
+  return { ...record, token: { machine, transitions } };
+}
+
+/**
+ * Applies an expireTokens command's time to one record: a valid token whose expiration is at or
+ * before `cause.at` becomes expired (the object is unchanged but for its resourceVersion, so the
+ * change is an event every watcher and API replica sees). Null when nothing changes.
+ */
+export function expireTokenRecord(record: ResourceRecord, revision: number, cause: ChangeCause): ResourceRecord | null {
+  if (record.token === undefined || record.token.machine.value !== 'valid') return null;
+  const next = advanceTokenOf(record, { type: 'EXPIRE', at: cause.at }, revision, cause);
+  if (next === record) return null;
+  assert(next.token?.machine.value === 'expired', 'a token that moved on EXPIRE expired');
+  return deepFreeze({ ...next, object: deepFreeze(withResourceVersion(record.object, revision)) });
+}
+
+function expirationOf(object: KubeObject): string | null {
+  return tokenSecretData(object)[expirationKey] ?? null;
 }
 
 /** Replaces the object of `record` with `object`, keeping server-owned metadata. */
@@ -112,10 +183,15 @@ export function updateRecord(record: ResourceRecord, object: KubeObject, revisio
   if (jsonEqual(candidate, record.object)) return { type: 'stored', record, changed: false };
   const stored = deepFreeze(withResourceVersion(candidate, revision));
   const finalizers = finalizersOf(stored);
-  const next = sameList(finalizers, record.lifecycle.context.finalizers)
+  let next = sameList(finalizers, record.lifecycle.context.finalizers)
     ? { ...record, object: stored }
     : advance({ ...record, object: stored }, { type: 'FINALIZERS_CHANGED', finalizers }, revision, cause);
+  const expiration = expirationOf(stored);
+  if (record.token !== undefined && expiration !== record.token.machine.context.expiration) {
+    next = advanceTokenOf(next, { type: 'EXPIRATION_CHANGED', expiration }, revision, cause);
+  }
   const state = lifecycleState(next);
+  if (state === 'removed') next = advanceTokenOf(next, { type: 'DELETE', at: cause.at }, revision, cause);
   assert(state !== 'live' || stored.metadata.deletionTimestamp === undefined, 'a live object has no deletionTimestamp');
   return state === 'removed' ? { type: 'removed', record: deepFreeze(next) } : { type: 'stored', record: deepFreeze(next), changed: true };
 }
@@ -145,7 +221,8 @@ export function deleteRecord(record: ResourceRecord, revision: number, cause: Ch
   }
   const next = advance(record, { type: 'DELETE', at }, revision, cause);
   if (lifecycleState(next) === 'removed') {
-    return { type: 'removed', record: deepFreeze({ ...next, object: deepFreeze(withResourceVersion(record.object, revision)) }) };
+    const removed = advanceTokenOf(next, { type: 'DELETE', at }, revision, cause);
+    return { type: 'removed', record: deepFreeze({ ...removed, object: deepFreeze(withResourceVersion(record.object, revision)) }) };
   }
   assert(lifecycleState(next) === 'finalizing', 'a delete leaves an object finalizing or removed');
   const metadata: ObjectMeta = { ...record.object.metadata, resourceVersion: String(revision), deletionTimestamp: at, deletionGracePeriodSeconds: 0 };
