@@ -80,7 +80,7 @@ const impureGlobals = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.kstore/**', 'coverage/**', 'test-results/**'] },
+  { ignores: ['node_modules/**', '.kstore/**', 'coverage/**', 'test-results/**', 'api/console/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,3 +9,5 @@ export { systemMastersAuthorizer } from './authz.ts';
 export type { Authorizer } from './authz.ts';
 export { formatTime } from './endpoints/context.ts';
 export type { GaugeSource, LabeledGaugeSource, LabeledValue } from './metrics.ts';
+export { clusterView } from './cluster-view.ts';
+export type { ApiReplicaView, ClusterView, StoreMemberView } from './cluster-view.ts';

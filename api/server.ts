@@ -18,6 +18,9 @@ import type { HealthCheck } from './health.ts';
 import { PROTOBUF_MEDIA_TYPE } from './codecs/protobuf.ts';
 import { ApiMetrics, metricsPlugin } from './metrics.ts';
 import type { GaugeSource, LabeledGaugeSource } from './metrics.ts';
+import { clusterViewPlugin } from './cluster-view.ts';
+import type { ClusterView } from './cluster-view.ts';
+import { consoleDistDefault, consolePlugin } from './console/serve.ts';
 import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
 import { bodyDrainBytesMax, registerBodyLimit } from './body-limit.ts';
@@ -48,6 +51,10 @@ export interface ServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** Injected for tests; defaults to the wall clock. */
   readonly now?: () => Date;
+  /** What GET /kstore/cluster answers (the console's cluster page); absent: 404. */
+  readonly clusterView?: () => ClusterView;
+  /** The built web console served at /console/ (default api/console/dist). */
+  readonly consoleDist?: string;
 }
 
 /**
@@ -110,6 +117,8 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
   await app.register(metricsPlugin, { metrics });
   await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });
+  if (options.clusterView !== undefined) await app.register(clusterViewPlugin, { view: options.clusterView });
+  await app.register(consolePlugin, { dist: options.consoleDist ?? consoleDistDefault });
   await app.register(discoveryPlugin);
   await app.register(openapiPlugin);
   registerResourceRoutes(app, context);

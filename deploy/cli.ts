@@ -49,6 +49,7 @@ Flags for api:
   --tls-private-key-file <f>  serving certificate's private key, PEM (required)
   --client-ca-file <f>    CA that signs client certificates, PEM (required)
   --watch-cache-events <n>  change events each watch cache keeps for resumption (older starts get 410 Gone)
+  --name <name>           this replica's name on the console's cluster page (default host:port)
   -h, --help              show this help
 `;
 

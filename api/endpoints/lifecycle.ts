@@ -9,43 +9,17 @@
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { deletionStatechart, deletionWaitingFor, keyString } from '../../actors/index.ts';
-import type { ChangeEvent, KubeObject, Lifecycle, Statechart } from '../../actors/index.ts';
+import type { ChangeEvent, KubeObject, Lifecycle } from '../../actors/index.ts';
+import { lifecycleApiVersion } from '../console/view-types.ts';
+import type { ObjectLifecycleView } from '../console/view-types.ts';
 import { methodNotAllowed, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { queryBoolean, queryString, respond } from './context.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
 
-export const lifecycleApiVersion = 'kstore.k8s.io/v1alpha1';
 export const lifecycleSubresource = 'lifecycle';
-
-export interface LifecycleHistoryEntry {
-  readonly event: string;
-  readonly from: string | null;
-  readonly to: string;
-  /** The Raft index (resourceVersion) of the change, as a string like every resourceVersion. */
-  readonly revision: string;
-  readonly time: string;
-  readonly user?: string;
-}
-
-export interface MachineView {
-  readonly name: string;
-  readonly statechart: Statechart;
-  readonly state: string;
-  readonly waitingFor: string;
-  readonly context: Readonly<Record<string, unknown>>;
-  readonly history: readonly LifecycleHistoryEntry[];
-}
-
-export interface ObjectLifecycleView {
-  readonly kind: 'ObjectLifecycle';
-  readonly apiVersion: typeof lifecycleApiVersion;
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly uid?: string; readonly resourceVersion?: string };
-  /** The object this lifecycle belongs to. */
-  readonly object: { readonly apiVersion: string; readonly kind: string; readonly resource: string };
-  readonly machines: readonly MachineView[];
-}
+export type { LifecycleHistoryEntry, MachineView, ObjectLifecycleView } from '../console/view-types.ts';
 
 /**
  * A lifecycle for an object whose record predates lifecycle tracking in events (a replica that

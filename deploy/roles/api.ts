@@ -5,11 +5,13 @@
 // prints one ready line once synced and `kstore api stopped` after SIGTERM. Wiring only.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { buildServer, certificateAuthenticator, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import { hostname } from 'node:os';
+import { buildServer, certificateAuthenticator, clusterView, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { EventStreamReader } from '../event-stream/index.ts';
 import { ObjectReplica } from '../object-replica.ts';
 import { RaftStatusPoller } from '../raft-status-poller.ts';
+import { ReplicaAnnouncer } from '../replica-announcer.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
 import { StoreClient as NatsStoreClient } from '../store-client.ts';
@@ -25,6 +27,8 @@ export interface ApiFlags {
   readonly tlsPrivateKeyFile: string;
   readonly clientCaFile: string;
   readonly watchCacheEvents?: number;
+  /** This replica's name among the replicas (console, /kstore/cluster); default host:port. */
+  readonly name?: string;
 }
 
 /** Parses `kstore api` flags; undefined for --help. */
@@ -35,7 +39,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
       nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' },
       cluster: { type: 'string', default: 'kstore' }, group: { type: 'string', default: 'main' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'client-ca-file': { type: 'string' },
-      'watch-cache-events': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help === true) return undefined;
@@ -56,6 +60,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
   return {
     natsServers, port, bindAddress: values['bind-address'], cluster: values.cluster, group: values.group,
     tlsCertFile: cert, tlsPrivateKeyFile: key, clientCaFile: ca, ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
+    ...(values.name === undefined || values.name === '' ? {} : { name: values.name }),
   };
 }
 
@@ -92,7 +97,18 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   let lag = 0;
   const raftStatus = new RaftStatusPoller({ source: natsClient });
   raftStatus.start();
+  let url = '';
+  let port = '';
+  const announcer = new ReplicaAnnouncer({
+    connection, cluster: flags.cluster, group: flags.group,
+    self: {
+      // The default name needs the port, known once the server listens (announcing starts then).
+      get name() { return flags.name ?? `${hostname()}:${port}`; },
+      url: () => url, revision: () => replica.currentRevision(), ready: () => remote.ready(),
+    },
+  });
   const { app } = await buildServer({
+    clusterView: () => clusterView(raftStatus.members(), announcer.replicas()),
     store: client,
     tls: { key, cert, clientCa },
     authenticators: [certificateAuthenticator],
@@ -115,10 +131,13 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   }, 2_000);
   lagTimer.unref();
   const address = await app.listen({ port: flags.port, host: flags.bindAddress });
-  const port = new URL(address).port;
+  port = new URL(address).port;
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
-  process.stdout.write(`kstore api ready: serving https://${urlHost(connectHost)}:${port} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
+  url = `https://${urlHost(connectHost)}:${port}`;
+  announcer.start();
+  process.stdout.write(`kstore api ready: serving ${url} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
   await untilStopSignal();
+  announcer.stop();
   clearInterval(lagTimer);
   await raftStatus.stop();
   await app.close();

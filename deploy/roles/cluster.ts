@@ -409,10 +409,10 @@ function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrl
 }
 
 /** The command line of an API replica `up` starts (also when it restarts a dead one). */
-function apiCommand(replica: { natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string }): string[] {
+function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', replica.natsUrls.join(','), '--port', String(replica.port), '--bind-address', '127.0.0.1',
     '--tls-cert-file', replica.pki.paths.serverCert, '--tls-private-key-file', replica.pki.paths.serverKey, '--client-ca-file', replica.pki.paths.caCert,
-    '--cluster', replica.cluster, '--group', replica.group];
+    '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name];
 }
 
 /** Reports why `up` failed (with the failing log's tail), stops what it started, exit code 1. */
@@ -545,7 +545,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, apiCommand({ natsUrls, port, pki, cluster: clusterName, group: groupName }), log);
+        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName }), log);
         started.push({ name: `api ${name}`, pid });
         apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
         await write();
@@ -607,7 +607,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       }
       const pki = await ensurePki(file.dataDir, []);
       const from = logSize(api.log);
-      const pid = startDetached(process.execPath, apiCommand({ natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group }), api.log);
+      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group }), api.log);
       started.push({ name: `api ${api.name}`, pid });
       await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
       restarted.push(`api ${api.name} (pid ${pid})`);

@@ -3,7 +3,7 @@
 // first start, and graceful shutdown on SIGTERM/SIGINT. Wiring only: no logic of its own.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { buildServer, certificateAuthenticator, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import { buildServer, certificateAuthenticator, clusterView, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
 import type { ServerFlags } from '../cli.ts';
 import { GarbageCollector, NamespaceLifecycleController } from '../../actors/controllers/index.ts';
 import type { ControllerContext } from '../../actors/controllers/index.ts';
@@ -54,8 +54,17 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   };
   const controllers: Controller[] = [new NamespaceLifecycleController(controllerContext), new GarbageCollector(controllerContext)];
   for (const controller of controllers) controller.start();
+  let serverUrl = '';
   const { app } = await buildServer({
     store: client,
+    // One member, and this server as the one API replica.
+    clusterView: () => {
+      const status = store.node.status();
+      return clusterView(
+        [{ id: status.id, role: status.role, term: status.term, leaderId: status.leaderId, commitIndex: status.commitIndex, appliedIndex: status.appliedIndex, failure: status.failure }],
+        [{ name: 'kstore server', url: serverUrl, revision: client.currentRevision(), ready: client.ready(), self: true }],
+      );
+    },
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
     authenticators: [certificateAuthenticator],
     authorizers: [systemMastersAuthorizer],
@@ -82,7 +91,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const address = await app.listen({ port: flags.port, host: flags.bindAddress });
   const port = new URL(address).port;
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
-  const kubeconfig = await writeAdminKubeconfig(dataDir, `https://${urlHost(connectHost)}:${port}`, pki);
+  serverUrl = `https://${urlHost(connectHost)}:${port}`;
+  const kubeconfig = await writeAdminKubeconfig(dataDir, serverUrl, pki);
   process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
   process.stdout.write(`kstore ready: serving https://${urlHost(connectHost)}:${port} (data dir ${dataDir}, revision ${client.currentRevision()})\n`);
   await untilStopSignal();
