@@ -31,5 +31,5 @@ export {
   tokenIdKey, tokenSecretKey, expirationKey, descriptionKey, usageAuthenticationKey, usageSigningKey, usagePrefix, extraGroupsKey,
   clusterInfoNamespace, clusterInfoName, kubeconfigKey, jwsSignaturePrefix,
   tokenIdPattern, tokenSecretPattern, bootstrapTokenPattern, bootstrapGroupPattern, bootstrapGroupPatternText,
-  isBootstrapTokenKey, hasBootstrapTokenType, isBootstrapTokenSecret, tokenSecretData, tokenIdFromName, expirationReached, tokenGroups,
+  isBootstrapTokenKey, hasBootstrapTokenType, isBootstrapTokenSecret, tokenSecretData, tokenIdFromName, expirationMillis, expirationReached, tokenGroups,
 } from './machines/token-secret.ts';

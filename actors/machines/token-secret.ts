@@ -75,6 +75,11 @@ export function tokenIdFromName(name: string): string | undefined {
   return tokenIdPattern.test(id) ? id : undefined;
 }
 
+/** Epoch milliseconds of an expiration (RFC 3339, any offset), undefined when it is not one. */
+export function expirationMillis(expiration: string): number | undefined {
+  return rfc3339ToMillis(expiration);
+}
+
 /**
  * Whether `expiration` (RFC 3339) is at or before `atMillis`. An unparseable expiration counts
  * as expired (cluster-bootstrap's HasExpired treats it so); an absent one never expires.

@@ -1,0 +1,76 @@
+// Owns: which leader-only controllers run, chosen like kube-controller-manager's --controllers:
+// a list of `*` (every controller on by default), `<name>` (enable) and `-<name>` (disable); the
+// first entry naming a controller decides, otherwise `*` enables it unless it is off by default
+// (tokencleaner and bootstrapsigner, as in kube-controller-manager). Names are kube's, with
+// their short aliases (namespace, garbagecollector, tokencleaner, bootstrapsigner). The token
+// expirer is not in the list: it is the token lifecycle's clock and always runs.
+import { BootstrapSigner } from './bootstrap-signer.ts';
+import type { Controller, ControllerContext } from './controller.ts';
+import { GarbageCollector } from './garbage-collector.ts';
+import { NamespaceLifecycleController } from './namespace-lifecycle.ts';
+import { realTimers, TokenCleaner, TokenExpirer } from './token-cleaner.ts';
+import type { ControllerTimers } from './token-cleaner.ts';
+
+type Factory = (context: ControllerContext) => Controller;
+
+const factories = {
+  'namespace-controller': (context) => new NamespaceLifecycleController(context),
+  'garbage-collector-controller': (context) => new GarbageCollector(context),
+  'token-cleaner-controller': (context) => new TokenCleaner(context),
+  'bootstrap-signer-controller': (context) => new BootstrapSigner(context),
+} as const satisfies Record<string, Factory>;
+
+export type ControllerName = keyof typeof factories;
+
+/** Every controller's canonical name, in start order. */
+export const controllerNames: readonly ControllerName[] = Object.keys(factories) as ControllerName[];
+
+/** kube-controller-manager's ControllersDisabledByDefault. */
+export const controllersDisabledByDefault: ReadonlySet<ControllerName> = new Set<ControllerName>(['token-cleaner-controller', 'bootstrap-signer-controller']);
+
+const aliases: Readonly<Record<string, ControllerName>> = {
+  namespace: 'namespace-controller',
+  garbagecollector: 'garbage-collector-controller',
+  tokencleaner: 'token-cleaner-controller',
+  bootstrapsigner: 'bootstrap-signer-controller',
+};
+
+function canonical(name: string): ControllerName | undefined {
+  if (Object.hasOwn(factories, name)) return name as ControllerName;
+  return aliases[name];
+}
+
+/**
+ * Parses a --controllers value (comma list) into entries with canonical names: `*`, `name`,
+ * `-name`. Throws on an unknown name, as kube-controller-manager refuses to start.
+ */
+export function parseControllersFlag(value: string): string[] {
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return entries.map((entry) => {
+    if (entry === '*') return entry;
+    const disabled = entry.startsWith('-');
+    const name = canonical(disabled ? entry.slice(1) : entry);
+    if (name === undefined) {
+      throw new Error(`--controllers: ${JSON.stringify(disabled ? entry.slice(1) : entry)} is not in the list of known controllers (${[...Object.keys(aliases), ...controllerNames].join(', ')})`);
+    }
+    return disabled ? `-${name}` : name;
+  });
+}
+
+/** The enabled controllers for parsed entries (kube's IsControllerEnabled), in start order. */
+export function enabledControllers(entries: readonly string[] = ['*']): ControllerName[] {
+  return controllerNames.filter((name) => {
+    let star = false;
+    for (const entry of entries) {
+      if (entry === name) return true;
+      if (entry === `-${name}`) return false;
+      if (entry === '*') star = true;
+    }
+    return star && !controllersDisabledByDefault.has(name);
+  });
+}
+
+/** The token expirer, then each enabled controller (not started). */
+export function createControllers(context: ControllerContext, entries: readonly string[] = ['*'], timers: ControllerTimers = realTimers): Controller[] {
+  return [new TokenExpirer(context, timers), ...enabledControllers(entries).map((name) => factories[name](context))];
+}
