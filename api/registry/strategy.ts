@@ -5,6 +5,7 @@
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import { invalidValue } from './validation.ts';
+import { bootstrapTokenCauses } from '../bootstrap-token-validation.ts';
 
 export interface Strategy {
   /** Normalises a new object in place (after server metadata is set). */
@@ -88,7 +89,7 @@ const secretStrategy: Strategy = {
   validate(object) {
     const data = stringMap(object['data']);
     const bytes = Object.values(data).reduce((sum, value) => sum + Math.floor((value.length * 3) / 4), 0);
-    return [...keyCauses('data', data), ...sizeCauses('data', bytes)];
+    return [...keyCauses('data', data), ...sizeCauses('data', bytes), ...bootstrapTokenCauses(object)];
   },
   validateUpdate(object, old) {
     const causes = immutableCauses(object, old, ['data']);
