@@ -2,8 +2,10 @@
 // in onRequest. It decorates the request with `requestInfo` (api/request-info.ts) and `user`.
 // Authenticators form a chain like kube-apiserver's union authenticator: the first one that
 // recognises credentials decides; one that finds bad credentials fails the request with 401.
-// Today the chain holds the TLS client-certificate authenticator; bearer tokens, bootstrap
-// tokens and anonymous access plug in here later. This module does not authorize anything.
+// The chain holds the TLS client-certificate authenticator and, with
+// --enable-bootstrap-token-auth, the bootstrap token authenticator (bootstrap-token-authn.ts);
+// other bearer tokens and anonymous access plug in here later. This module does not authorize
+// anything.
 import type { TLSSocket, PeerCertificate } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';

@@ -6,6 +6,8 @@ export type { StoreBackend } from './store-client.ts';
 export { certificateAuthenticator } from './authn.ts';
 export type { Authenticator, UserInfo } from './authn.ts';
 export { systemMastersAuthorizer } from './authz.ts';
+export { bootstrapTokenAuthenticator } from './bootstrap-token-authn.ts';
+export { discoveryAuthorizer } from './bootstrap-token-authz.ts';
 export type { Authorizer } from './authz.ts';
 export { formatTime } from './endpoints/context.ts';
 export type { GaugeSource, LabeledGaugeSource, LabeledValue } from './metrics.ts';

@@ -8,6 +8,7 @@ import { runInspect } from './roles/inspect.ts';
 import { parseApiFlags, runApi } from './roles/api.ts';
 import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
+import { parseControllersFlag } from '../actors/controllers/index.ts';
 import type { EventsReplicas } from './event-stream/index.ts';
 
 const usage = `Usage: kstore <command> [flags]
@@ -26,6 +27,16 @@ Flags for server:
   --bind-address <ip>     address to listen on (default 127.0.0.1)
   --data-dir <dir>        where the Raft log, certificates and admin.kubeconfig live (default .kstore)
   --tls-san <name|ip>     extra subject alternative name for the serving certificate (repeatable)
+  --enable-bootstrap-token-auth
+                          accept bootstrap tokens: 'Authorization: Bearer <id>.<secret>' of a
+                          bootstrap.kubernetes.io/token Secret kube-system/bootstrap-token-<id>
+                          authenticates as system:bootstrap:<id> (groups system:bootstrappers,
+                          its auth-extra-groups); such users may read discovery (/api, /apis, /version)
+  --controllers <list>    leader-only controllers, as kube-controller-manager's flag: '*' (the
+                          default set: namespace, garbagecollector), 'name' enables, '-name'
+                          disables; tokencleaner and bootstrapsigner are off unless named, e.g.
+                          --controllers '*,tokencleaner,bootstrapsigner' (default '*'); expired
+                          bootstrap tokens are always marked expired, tokencleaner deletes them
   -h, --help              show this help
 
 Flags for store:
@@ -50,6 +61,8 @@ Flags for api:
   --client-ca-file <f>    CA that signs client certificates, PEM (required)
   --watch-cache-events <n>  change events each watch cache keeps for resumption (older starts get 410 Gone)
   --name <name>           this replica's name on the console's cluster page (default host:port)
+  --enable-bootstrap-token-auth
+                          accept bootstrap tokens, as for server
   -h, --help              show this help
 `;
 
@@ -58,6 +71,10 @@ export interface ServerFlags {
   readonly bindAddress: string;
   readonly dataDir: string;
   readonly tlsSans: readonly string[];
+  /** --enable-bootstrap-token-auth */
+  readonly enableBootstrapTokenAuth: boolean;
+  /** --controllers, parsed (parseControllersFlag): '*', '<name>', '-<name>' with canonical names. */
+  readonly controllers: readonly string[];
 }
 
 function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
@@ -68,6 +85,8 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'data-dir': { type: 'string', default: '.kstore' },
       'tls-san': { type: 'string', multiple: true, default: [] },
+      'enable-bootstrap-token-auth': { type: 'boolean', default: false },
+      controllers: { type: 'string', default: '*' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -76,7 +95,10 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
   if (values.help) return undefined;
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got ${values.port}`);
-  return { port, bindAddress: values['bind-address'], dataDir: values['data-dir'], tlsSans: values['tls-san'] };
+  return {
+    port, bindAddress: values['bind-address'], dataDir: values['data-dir'], tlsSans: values['tls-san'],
+    enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'], controllers: parseControllersFlag(values.controllers),
+  };
 }
 
 const memberIdPattern = /^[A-Za-z0-9_-]{1,64}$/;

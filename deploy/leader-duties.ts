@@ -1,7 +1,8 @@
 // Owns: the cluster's leader-only work in a multi-member store (what `kstore server` does
 // for its single member): while this member leads, it makes sure the system namespaces exist
-// and runs the leader-only controllers of actors/controllers (namespace lifecycle, garbage
-// collector); when it stops leading, they stop. Commands are proposed through the local
+// and runs the leader-only controllers of actors/controllers (the token expirer, then those
+// --controllers enables: namespace lifecycle, garbage collector, and when asked tokencleaner and
+// bootstrapsigner); when it stops leading, they stop. Commands are proposed through the local
 // RaftNode (a leader's proposals need no NATS round trip); a proposal that fails because
 // leadership moved is the new leader's to redo (its controllers reconcile everything at start).
 // Leadership is polled (RaftNode has no callback); two members may briefly both run the
@@ -10,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { commandVersion, encodeCommand } from '../actors/index.ts';
 import type { ClusterState, Command, CommandResult } from '../actors/index.ts';
-import { GarbageCollector, NamespaceLifecycleController } from '../actors/controllers/index.ts';
+import { createControllers } from '../actors/controllers/index.ts';
 import type { Controller, ControllerContext } from '../actors/controllers/index.ts';
 import type { ProposalOutcome } from '../raft/index.ts';
 
@@ -29,6 +30,8 @@ export interface LeaderDutiesOptions {
   readonly propose: (data: Uint8Array) => Promise<ProposalOutcome<CommandResult>>;
   readonly log?: DutiesLog;
   readonly pollMs?: number;
+  /** Parsed --controllers entries (parseControllersFlag); default ['*'], kube-controller-manager's default set. */
+  readonly controllers?: readonly string[];
 }
 
 export interface LeaderDuties {
@@ -77,7 +80,7 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
     running = true;
     ensured = false;
     nextEnsureMs = 0;
-    controllers = [new NamespaceLifecycleController(context), new GarbageCollector(context)];
+    controllers = createControllers(context, options.controllers ?? ['*']);
     for (const controller of controllers) controller.start();
     log('leader duties started', { controllers: controllers.map((controller) => controller.name) });
   };

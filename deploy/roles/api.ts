@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
-import { buildServer, certificateAuthenticator, clusterView, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import { bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, discoveryAuthorizer, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { EventStreamReader } from '../event-stream/index.ts';
 import { ObjectReplica } from '../object-replica.ts';
@@ -29,6 +29,8 @@ export interface ApiFlags {
   readonly watchCacheEvents?: number;
   /** This replica's name among the replicas (console, /kstore/cluster); default host:port. */
   readonly name?: string;
+  /** --enable-bootstrap-token-auth: bootstrap tokens from the replica's copy of kube-system secrets. */
+  readonly enableBootstrapTokenAuth?: boolean;
 }
 
 /** Parses `kstore api` flags; undefined for --help. */
@@ -39,7 +41,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
       nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' },
       cluster: { type: 'string', default: 'kstore' }, group: { type: 'string', default: 'main' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'client-ca-file': { type: 'string' },
-      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help === true) return undefined;
@@ -60,7 +62,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
   return {
     natsServers, port, bindAddress: values['bind-address'], cluster: values.cluster, group: values.group,
     tlsCertFile: cert, tlsPrivateKeyFile: key, clientCaFile: ca, ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
-    ...(values.name === undefined || values.name === '' ? {} : { name: values.name }),
+    ...(values.name === undefined || values.name === '' ? {} : { name: values.name }), enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
   };
 }
 
@@ -111,8 +113,8 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     clusterView: () => clusterView(raftStatus.members(), announcer.replicas()),
     store: client,
     tls: { key, cert, clientCa },
-    authenticators: [certificateAuthenticator],
-    authorizers: [systemMastersAuthorizer],
+    authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth === true ? [bootstrapTokenAuthenticator(client)] : [])],
+    authorizers: [systemMastersAuthorizer, ...(flags.enableBootstrapTokenAuth === true ? [discoveryAuthorizer] : [])],
     ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),
     gauges: [
       { name: 'kstore_api_replica_revision', help: 'Revision the API replica\'s copy of the store reflects.', read: () => replica.currentRevision() },

@@ -3,9 +3,9 @@
 // first start, and graceful shutdown on SIGTERM/SIGINT. Wiring only: no logic of its own.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { buildServer, certificateAuthenticator, clusterView, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import { bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, discoveryAuthorizer, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
 import type { ServerFlags } from '../cli.ts';
-import { GarbageCollector, NamespaceLifecycleController } from '../../actors/controllers/index.ts';
+import { createControllers } from '../../actors/controllers/index.ts';
 import type { ControllerContext } from '../../actors/controllers/index.ts';
 import type { Controller } from '../../actors/controllers/index.ts';
 import { openLocalStore } from '../local-store.ts';
@@ -52,7 +52,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     now: () => formatTime(new Date()),
     log: (message, fields) => process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`),
   };
-  const controllers: Controller[] = [new NamespaceLifecycleController(controllerContext), new GarbageCollector(controllerContext)];
+  // The token expirer, then what --controllers enables (kube-controller-manager's defaults).
+  const controllers: Controller[] = createControllers(controllerContext, flags.controllers);
   for (const controller of controllers) controller.start();
   let serverUrl = '';
   const { app } = await buildServer({
@@ -66,8 +67,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
       );
     },
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
-    authenticators: [certificateAuthenticator],
-    authorizers: [systemMastersAuthorizer],
+    authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(client)] : [])],
+    authorizers: [systemMastersAuthorizer, ...(flags.enableBootstrapTokenAuth ? [discoveryAuthorizer] : [])],
     gauges: [
       { name: 'kstore_raft_term', help: 'Current Raft term of this member.', read: () => store.node.status().term },
       { name: 'kstore_raft_commit_index', help: 'Highest Raft index known committed.', read: () => store.node.status().commitIndex },
