@@ -1,0 +1,112 @@
+// End to end against a real `kstore server --enable-bootstrap-token-auth --controllers
+// '*,tokencleaner,bootstrapsigner'` over HTTPS, on the wall clock: a token secret with a short
+// expiration authenticates, cluster-info is signed with it (verified as kubeadm does), the
+// leader's expiry command flips it to expired (401), the token cleaner deletes it and its
+// signature goes; malformed token secrets are 422 and malformed bearer tokens 401; the token
+// secret never appears in the server's output.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
+import { httpsRequest, jsonBody, readKubeconfig } from '../support/kube-client.ts';
+import type { KubeconfigCredentials } from '../support/kube-client.ts';
+import { repoRoot } from '../support/kstore-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import type { TempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const tokenId = 'e2etok';
+const tokenSecretValue = 'q8z3m1x7c5v9b2n4';
+const token = `${tokenId}.${tokenSecretValue}`;
+const kubeconfig = 'apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://127.0.0.1:6443\n  name: ""\n';
+
+let dir: TempDir;
+let child: ChildProcess;
+let output = '';
+let admin: KubeconfigCredentials;
+
+beforeAll(async () => {
+  dir = await makeTempDir('kstore-bootstrap-');
+  const port = await freePort();
+  child = spawn(process.execPath, [
+    path.join(repoRoot, 'deploy', 'kstore.mjs'), 'server', '--port', String(port), '--data-dir', dir.path,
+    '--enable-bootstrap-token-auth', '--controllers', '*,tokencleaner,bootstrapsigner',
+  ], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+  await waitFor(() => output.includes('kstore ready'), { timeoutMs: 60_000, description: 'kstore server ready', diagnostics: () => output });
+  admin = await readKubeconfig(path.join(dir.path, 'admin.kubeconfig'));
+});
+
+afterAll(async () => {
+  if (child !== undefined && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  await dir?.remove();
+});
+
+const asAdmin = (method: string, requestPath: string, body?: unknown) => httpsRequest(admin.server, admin, { method, path: requestPath, ...(body === undefined ? {} : { body }) });
+const asBearer = (bearer: string, requestPath = '/api') => httpsRequest(admin.server, { ca: admin.ca }, { path: requestPath, headers: { authorization: `Bearer ${bearer}` } });
+
+/** kubeadm's check: rebuild `header.payload.signature` with payload = kubeconfig, verify HS256 with the token. */
+function verifiesLikeKubeadm(detached: string, content: string, key: string): boolean {
+  const [header = '', payload, signature = ''] = detached.split('.');
+  if (payload !== '') return false;
+  const expected = createHmac('sha256', key).update(`${header}.${Buffer.from(content).toString('base64url')}`).digest();
+  const given = Buffer.from(signature, 'base64url');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function utcSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+describe('bootstrap tokens on kstore server', () => {
+  it('refuses a malformed token secret (422) and a malformed bearer token (401)', async () => {
+    const bad = await asAdmin('POST', '/api/v1/namespaces/kube-system/secrets', {
+      apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bootstrap-token-abcdef' }, type: 'bootstrap.kubernetes.io/token',
+      stringData: { 'token-id': 'abcdef', 'token-secret': 'tooshort', 'usage-bootstrap-authentication': 'maybe' },
+    });
+    expect(bad.status, bad.body).toBe(422);
+    expect(jsonBody<{ details: { causes: { field: string }[] } }>(bad).details.causes.map((cause) => cause.field)).toEqual(['data[token-secret]', 'data[usage-bootstrap-authentication]']);
+    for (const bearer of ['not-a-token', 'abcdef.0123456789abcdef', `${tokenId}.${tokenSecretValue.toUpperCase()}`]) {
+      const response = await asBearer(bearer);
+      expect(response.status).toBe(401);
+      expect(jsonBody(response)).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+    }
+  });
+
+  it('walks create → authenticate → signed cluster-info → expired (401) → cleaned up', async () => {
+    expect((await asAdmin('POST', '/api/v1/namespaces/kube-public/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info' }, data: { kubeconfig } })).status).toBe(201);
+    const expiration = utcSeconds(Date.now() + 6_000);
+    const created = await asAdmin('POST', '/api/v1/namespaces/kube-system/secrets', {
+      apiVersion: 'v1', kind: 'Secret', metadata: { name: `bootstrap-token-${tokenId}` }, type: 'bootstrap.kubernetes.io/token',
+      stringData: { 'token-id': tokenId, 'token-secret': tokenSecretValue, expiration, 'usage-bootstrap-authentication': 'true', 'usage-bootstrap-signing': 'true', 'auth-extra-groups': 'system:bootstrappers:e2e' },
+    });
+    expect(created.status, created.body).toBe(201);
+
+    const discovery = await asBearer(token);
+    expect(discovery.status, discovery.body).toBe(200);
+    expect(jsonBody(discovery)).toMatchObject({ kind: 'APIVersions' });
+
+    const signature = await waitFor(async () => {
+      const clusterInfo = jsonBody<{ data: Record<string, string> }>(await asAdmin('GET', '/api/v1/namespaces/kube-public/configmaps/cluster-info'));
+      return clusterInfo.data[`jws-kubeconfig-${tokenId}`];
+    }, { timeoutMs: 10_000, description: 'cluster-info signed', diagnostics: () => output });
+    expect(verifiesLikeKubeadm(signature, kubeconfig, token)).toBe(true);
+    expect(verifiesLikeKubeadm(signature, kubeconfig, `${tokenId}.aaaaaaaaaaaaaaaa`)).toBe(false);
+
+    // The expiration passes: the leader commits expireTokens, the cleaner deletes the secret.
+    await waitFor(async () => (await asBearer(token)).status === 401, { timeoutMs: 20_000, description: 'the token is refused once expired', diagnostics: () => output });
+    await waitFor(async () => (await asAdmin('GET', `/api/v1/namespaces/kube-system/secrets/bootstrap-token-${tokenId}`)).status === 404, { timeoutMs: 20_000, description: 'the token cleaner deleted the secret', diagnostics: () => output });
+    await waitFor(async () => {
+      const clusterInfo = jsonBody<{ data: Record<string, string> }>(await asAdmin('GET', '/api/v1/namespaces/kube-public/configmaps/cluster-info'));
+      return clusterInfo.data[`jws-kubeconfig-${tokenId}`] === undefined;
+    }, { timeoutMs: 10_000, description: 'the signature removed', diagnostics: () => output });
+    expect(output).not.toContain(tokenSecretValue);
+  });
+});
