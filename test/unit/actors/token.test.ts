@@ -48,6 +48,13 @@ describe('token machine', () => {
     expect(advanceToken(token, { type: 'EXPIRE', at: at(9999) })).toEqual(token);
   });
 
+  it('a valid token deleted before it expires ends deleted, and nothing moves it afterwards', () => {
+    const deleted = advanceToken(initialToken({ tokenId: 'abcdef', expiration: at(60) }), { type: 'DELETE', at: at(5) });
+    expect(deleted.value).toBe('deleted');
+    expect(deleted.context).toEqual({ tokenId: 'abcdef', expiration: at(60), expiredAt: null, deletedAt: at(5) });
+    expect(advanceToken(deleted, { type: 'EXPIRATION_CHANGED', expiration: null })).toEqual(deleted);
+  });
+
   it('never expires without an expiration; an unparseable expiration counts as reached; offsets are honoured', () => {
     expect(advanceToken(initialToken({ tokenId: 'abcdef', expiration: null }), { type: 'EXPIRE', at: at(1e9) }).value).toBe('valid');
     expect(advanceToken(initialToken({ tokenId: 'abcdef', expiration: 'tomorrow' }), { type: 'EXPIRE', at: t0 }).value).toBe('expired');
