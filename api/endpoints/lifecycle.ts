@@ -8,10 +8,10 @@
 // (a ReadIndex round trip) unless resourceVersion=0.
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { deletionStatechart, deletionWaitingFor, keyString } from '../../actors/index.ts';
+import { deletionStatechart, deletionWaitingFor, keyString, tokenStatechart, tokenWaitingFor } from '../../actors/index.ts';
 import type { ChangeEvent, KubeObject, Lifecycle } from '../../actors/index.ts';
 import { lifecycleApiVersion } from '../console/view-types.ts';
-import type { ObjectLifecycleView } from '../console/view-types.ts';
+import type { LifecycleHistoryEntry, ObjectLifecycleView } from '../console/view-types.ts';
 import { methodNotAllowed, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { queryBoolean, queryString, respond } from './context.ts';
@@ -43,17 +43,32 @@ export function lifecycleView(target: Target, object: KubeObject, lifecycle: Lif
       ...(resourceVersion === undefined ? {} : { resourceVersion }),
     },
     object: { apiVersion: target.kind.group === '' ? target.kind.version : `${target.kind.group}/${target.kind.version}`, kind: target.kind.kind, resource: target.kind.resource },
-    machines: [{
-      name: 'deletion',
-      statechart: deletionStatechart,
-      state: known.state,
-      waitingFor: deletionWaitingFor({ value: known.state, context: known.context }),
-      context: known.context as unknown as Readonly<Record<string, unknown>>,
-      history: known.transitions.map((transition) => ({
-        event: transition.event, from: transition.from, to: transition.to, revision: String(transition.revision), time: transition.at,
-        ...(transition.by === undefined ? {} : { user: transition.by }),
-      })),
-    }],
+    machines: [
+      {
+        name: 'deletion',
+        statechart: deletionStatechart,
+        state: known.state,
+        waitingFor: deletionWaitingFor({ value: known.state, context: known.context }),
+        context: known.context as unknown as Readonly<Record<string, unknown>>,
+        history: known.transitions.map(historyEntry),
+      },
+      // A bootstrap token secret is also governed by its token machine.
+      ...(known.token === undefined ? [] : [{
+        name: 'token',
+        statechart: tokenStatechart,
+        state: known.token.state,
+        waitingFor: tokenWaitingFor({ value: known.token.state, context: known.token.context }),
+        context: known.token.context as unknown as Readonly<Record<string, unknown>>,
+        history: known.token.transitions.map(historyEntry),
+      }]),
+    ],
+  };
+}
+
+function historyEntry(transition: { readonly event: string; readonly from: string | null; readonly to: string; readonly revision: number; readonly at: string; readonly by?: string }): LifecycleHistoryEntry {
+  return {
+    event: transition.event, from: transition.from, to: transition.to, revision: String(transition.revision), time: transition.at,
+    ...(transition.by === undefined ? {} : { user: transition.by }),
   };
 }
 

@@ -43,7 +43,10 @@ describe('the lifecycle subresource', () => {
     const [machine] = view.machines;
     expect(machine).toMatchObject({ name: 'deletion', state: 'live', waitingFor: 'live: waiting for a delete', context: { finalizers: [], deletionTimestamp: null } });
     expect(machine!.statechart.states.map((state) => state.name)).toEqual(['live', 'finalizing', 'removed']);
-    expect(machine!.history).toEqual([{ event: 'CREATE', from: null, to: 'live', revision: created.metadata.resourceVersion, time: created.metadata.creationTimestamp, user: 'alice' }]);
+    // The transition's time is the command's own clock reading: the same second as creationTimestamp or the next.
+    expect(machine!.history).toEqual([{ event: 'CREATE', from: null, to: 'live', revision: created.metadata.resourceVersion, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), user: 'alice' }]);
+    expect(Date.parse(machine!.history[0]!.time) - Date.parse(created.metadata.creationTimestamp)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(machine!.history[0]!.time) - Date.parse(created.metadata.creationTimestamp)).toBeLessThanOrEqual(1_000);
   });
 
   it('a delete with finalizers: finalizing, waiting for the named finalizers, the deleting user in the history', async () => {
@@ -102,6 +105,31 @@ describe('the lifecycle subresource', () => {
       expect((await reader.read()).done).toBe(true);
     } finally {
       controller.abort();
+    }
+  });
+
+  it('a bootstrap token secret shows its token machine too, and the expiry committed by the leader', async () => {
+    const token = await startHarness(['default', 'kube-system']);
+    try {
+      const secret = {
+        apiVersion: 'v1', kind: 'Secret', type: 'bootstrap.kubernetes.io/token', metadata: { name: 'bootstrap-token-abcdef', namespace: 'kube-system' },
+        stringData: { 'token-id': 'abcdef', 'token-secret': '0123456789abcdef', expiration: '2030-01-01T00:00:00Z', 'usage-bootstrap-authentication': 'true' },
+      };
+      expect((await token.request('POST', '/api/v1/namespaces/kube-system/secrets', secret, alice)).statusCode).toBe(201);
+      const path = '/api/v1/namespaces/kube-system/secrets/bootstrap-token-abcdef/lifecycle';
+      const before = (await token.request('GET', path)).json<View>();
+      expect(before.machines.map((machine) => [machine.name, machine.state, machine.waitingFor])).toEqual([
+        ['deletion', 'live', 'live: waiting for a delete'],
+        ['token', 'valid', 'valid: waiting for the expiration 2030-01-01T00:00:00Z'],
+      ]);
+      expect(before.machines[1]!.statechart.states.map((state) => state.name)).toEqual(['valid', 'expired', 'deleted']);
+      // The leader's token expirer commits the time; every replica then agrees it expired.
+      await token.backend.propose({ type: 'expireTokens', at: '2030-01-01T00:00:05Z', by: 'system:serviceaccount:kube-system:token-expirer' });
+      const after = (await token.request('GET', path)).json<View>();
+      expect(after.machines[1]).toMatchObject({ state: 'expired', waitingFor: 'expired: waiting for the token cleaner (or a delete)' });
+      expect(after.machines[1]!.history.at(-1)).toMatchObject({ from: 'valid', to: 'expired', time: '2030-01-01T00:00:05Z', user: 'system:serviceaccount:kube-system:token-expirer' });
+    } finally {
+      await token.close();
     }
   });
 
