@@ -49,6 +49,7 @@ Flags for store:
   --tick-ms <n>           Raft tick interval in ms (default 100; elections after 10-20 ticks)
   --events-max-age <d>    max age of the change-event stream's messages, e.g. 5m, 300s (default 5m)
   --events-replicas <n>   replicas of the change-event stream (default auto: 3 on a NATS cluster of 3+ servers, else 1)
+  --controllers <list>    leader-only controllers the member runs while it leads, as for server (default '*')
 
 Flags for api:
   --nats <url[,url...]>   NATS server URLs (required; any server of the NATS cluster will do)
@@ -129,6 +130,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
       'tick-ms': { type: 'string' },
       'events-max-age': { type: 'string', default: '5m' },
       'events-replicas': { type: 'string', default: 'auto' },
+      controllers: { type: 'string', default: '*' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -152,6 +154,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
     id, peers, natsServers: commaList(values.nats, '--nats'), dataDir: values['data-dir'],
     cluster: values.cluster, group: values.group, ...(tickIntervalMs === undefined ? {} : { tickIntervalMs }),
     eventsMaxAgeMs: parseDuration(values['events-max-age']), eventsReplicas: parseEventsReplicas(values['events-replicas']),
+    controllers: parseControllersFlag(values.controllers),
   };
 }
 

@@ -55,6 +55,10 @@ Flags:
   --events-max-age <d>     max age of the change-event stream (default 5m; up only)
   --port-base <n>          fixed ports: nats clients base+i, routes base+10+i, monitoring base+20+i,
                            API replicas base+30+i (default: free ports at every up)
+  --controllers <list>     the store members' leader-only controllers (default '*'; up only), e.g.
+                           '*,tokencleaner,bootstrapsigner'
+  --enable-bootstrap-token-auth
+                           API replicas accept bootstrap tokens (up only)
   --json                   machine-readable status (status only)
 `;
 
@@ -94,6 +98,10 @@ export interface ClusterFile {
   readonly apis: readonly ApiEntry[];
   readonly kubeconfig: string | undefined;
   readonly eventsMaxAge: string;
+  /** --controllers of the store members (absent in files of earlier versions: '*'). */
+  readonly controllers?: string;
+  /** Whether the API replicas accept bootstrap tokens. */
+  readonly bootstrapTokenAuth?: boolean;
   readonly versions: { readonly kstore: string; readonly node: string; readonly natsServer: string };
   readonly startedAt: string;
 }
@@ -105,6 +113,8 @@ interface UpFlags {
   readonly natsServers: number;
   readonly eventsMaxAge: string;
   readonly portBase: number | undefined;
+  readonly controllers: string;
+  readonly bootstrapTokenAuth: boolean;
 }
 
 function positiveInt(value: string, flag: string, min: number): number {
@@ -127,6 +137,8 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
       'nats-servers': { type: 'string', default: '3' },
       'events-max-age': { type: 'string', default: '5m' },
       'port-base': { type: 'string' },
+      controllers: { type: 'string', default: '*' },
+      'enable-bootstrap-token-auth': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -141,6 +153,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
     up: {
       dataDir: path.resolve(values['data-dir']), stores: positiveInt(values.stores, '--stores', 1), apis: positiveInt(values.apis, '--apis', 0),
       natsServers: positiveInt(values['nats-servers'], '--nats-servers', 1), eventsMaxAge: values['events-max-age'], portBase,
+      controllers: values.controllers, bootstrapTokenAuth: values['enable-bootstrap-token-auth'],
     },
   };
 }
@@ -403,16 +416,16 @@ export function kubeconfigDocument(apis: readonly Pick<ApiEntry, 'name' | 'url'>
 }
 
 /** The command line of a store member `up` starts (also when it restarts a dead one). */
-function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string }): string[] {
+function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', member.id, '--peers', member.storeIds.join(','), '--nats', member.natsUrls.join(','),
-    '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge];
+    '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge, '--controllers', member.controllers];
 }
 
 /** The command line of an API replica `up` starts (also when it restarts a dead one). */
-function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string }): string[] {
+function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string; bootstrapTokenAuth: boolean }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', replica.natsUrls.join(','), '--port', String(replica.port), '--bind-address', '127.0.0.1',
     '--tls-cert-file', replica.pki.paths.serverCert, '--tls-private-key-file', replica.pki.paths.serverKey, '--client-ca-file', replica.pki.paths.caCert,
-    '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name];
+    '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name, ...(replica.bootstrapTokenAuth ? ['--enable-bootstrap-token-auth'] : [])];
 }
 
 /** Reports why `up` failed (with the failing log's tail), stops what it started, exit code 1. */
@@ -466,7 +479,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
   const write = async (): Promise<ClusterFile> => {
     const file: ClusterFile = {
       cluster: clusterName, group: groupName, dataDir, natsUrls: nats.map((server) => server.url), nats, stores, apis, kubeconfig,
-      eventsMaxAge: flags.eventsMaxAge,
+      eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, bootstrapTokenAuth: flags.bootstrapTokenAuth,
       versions,
       startedAt: new Date().toISOString(),
     };
@@ -518,7 +531,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, storeCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge }), log);
+      const pid = startDetached(process.execPath, storeCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers }), log);
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, dataDir: memberDir, log });
       await write();
@@ -545,7 +558,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName }), log);
+        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, bootstrapTokenAuth: flags.bootstrapTokenAuth }), log);
         started.push({ name: `api ${name}`, pid });
         apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
         await write();
@@ -593,7 +606,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
         continue;
       }
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, storeCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge }), store.log);
+      const pid = startDetached(process.execPath, storeCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*' }), store.log);
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
       restarted.push(`store ${store.id} (pid ${pid})`);
@@ -607,7 +620,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       }
       const pki = await ensurePki(file.dataDir, []);
       const from = logSize(api.log);
-      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group }), api.log);
+      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, bootstrapTokenAuth: file.bootstrapTokenAuth ?? false }), api.log);
       started.push({ name: `api ${api.name}`, pid });
       await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
       restarted.push(`api ${api.name} (pid ${pid})`);

@@ -33,6 +33,8 @@ export interface StoreFlags {
   readonly eventsReplicas?: EventsReplicas;
   /** Run the leader-only duties while leading (default true; tests of the bare log turn it off). */
   readonly leaderDuties?: boolean;
+  /** --controllers, parsed: which leader-only controllers run (default '*'). */
+  readonly controllers?: readonly string[];
 }
 
 export type StoreLog = (message: string, fields?: Record<string, unknown>) => void;
@@ -99,7 +101,7 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     ...(flags.eventsReplicas === undefined ? {} : { replicas: flags.eventsReplicas }),
   });
   const duties = flags.leaderDuties === false ? undefined
-    : startLeaderDuties({ state, isLeader, propose: (data) => node.propose(data), log });
+    : startLeaderDuties({ state, isLeader, propose: (data) => node.propose(data), log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }) });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { repoRoot } from '../support/kstore-process.ts';
+import { httpsRequest, readKubeconfig } from '../support/kube-client.ts';
 import { describeResult, Kubectl } from '../support/kubectl.ts';
 import type { KubectlResult } from '../support/kubectl.ts';
 import { parseTable } from '../support/table.ts';
@@ -46,7 +47,7 @@ function clusterPids(): number[] {
 
 beforeAll(async () => {
   dir = await makeTempDir('kstore-e2e-kubectl-ha-');
-  const up = await runKstore(['cluster', 'up', '--data-dir', path.join(dir.path, 'ha')]);
+  const up = await runKstore(['cluster', 'up', '--data-dir', path.join(dir.path, 'ha'), '--controllers', '*,tokencleaner,bootstrapsigner', '--enable-bootstrap-token-auth']);
   expect(up.code, up.output).toBe(0);
   kubectl = new Kubectl({ kubeconfig: path.join(dir.path, 'ha', 'admin.kubeconfig'), cacheDir: path.join(dir.path, 'kube-cache') });
 }, 120_000);
@@ -153,6 +154,25 @@ describe('kubectl against an HA cluster (kstore cluster up: 3 nats-servers, 3 st
     expect(fromA1.machines[0]).toMatchObject({ state: 'finalizing', waitingFor: 'finalizing: waiting for finalizers example.com/cleanup' });
     expect(fromA1.machines[0]!.history.map((entry) => [entry.event, entry.user])).toEqual([['CREATE', 'kstore-admin'], ['DELETE', 'kstore-admin']]);
     await ok(['patch', 'configmap', 'held', '-n', 'ha', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  });
+
+  it('a bootstrap token authenticates through either replica, expires by the store leader\'s clock (401) and is cleaned up', async () => {
+    const credentials = await readKubeconfig(path.join(dir!.path, 'ha', 'admin.kubeconfig'));
+    const cluster = JSON.parse(readFileSync(path.join(dir!.path, 'ha', 'cluster.json'), 'utf8')) as { apis: { url: string }[] };
+    const expiration = new Date(Date.now() + 6_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    await ok([...onA1, 'create', 'secret', 'generic', 'bootstrap-token-hatest', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
+      '--from-literal=token-id=hatest', '--from-literal=token-secret=0123456789abcdef', `--from-literal=expiration=${expiration}`,
+      '--from-literal=usage-bootstrap-authentication=true']);
+    const asToken = (url: string) => httpsRequest(url, { ca: credentials.ca }, { path: '/api', headers: { authorization: 'Bearer hatest.0123456789abcdef' } });
+    for (const api of cluster.apis) expect((await asToken(api.url)).status, api.url).toBe(200);
+    expect((await httpsRequest(cluster.apis[1]!.url, { ca: credentials.ca }, { path: '/api', headers: { authorization: 'Bearer hatest.ffffffffffffffff' } })).status).toBe(401);
+    // The token expirer on the store leader commits the expiry; every replica then refuses it.
+    await waitFor(async () => (await asToken(cluster.apis[1]!.url)).status === 401, { timeoutMs: 30_000, intervalMs: 250, description: 'the token to expire', diagnostics: logsTail });
+    expect((await asToken(cluster.apis[0]!.url)).status).toBe(401);
+    // tokencleaner (on the store leader) deletes the expired token secret.
+    await waitFor(async () => (await kubectl.run([...onA2, 'get', 'secret', 'bootstrap-token-hatest', '-n', 'kube-system'])).stderr.includes('(NotFound)'), {
+      timeoutMs: 30_000, intervalMs: 250, description: 'the expired token secret to be cleaned up', diagnostics: logsTail,
+    });
   });
 
   it('get --chunk-size pages through a namespace and shows every item once', async () => {
