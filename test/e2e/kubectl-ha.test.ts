@@ -5,12 +5,11 @@
 // leader's ReadIndex), a watch on one replica prints changes made through the other, and the
 // store leader's garbage collector honours kubectl's --cascade modes. Also the kubectl
 // behaviours on the HA cluster: get --chunk-size, create --dry-run=server, --validate=strict.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { repoRoot } from '../support/kstore-process.ts';
+import { runKstore } from '../support/deployments.ts';
 import { httpsRequest, readKubeconfig } from '../support/kube-client.ts';
 import { describeResult, Kubectl } from '../support/kubectl.ts';
 import type { KubectlResult } from '../support/kubectl.ts';
@@ -26,17 +25,6 @@ interface KubeObject {
 
 let dir: TempDir | undefined;
 let kubectl: Kubectl;
-
-function runKstore(args: readonly string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
 
 function clusterPids(): number[] {
   const file = dir === undefined ? undefined : path.join(dir.path, 'ha', 'cluster.json');

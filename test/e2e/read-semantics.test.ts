@@ -4,24 +4,13 @@
 // through replica a1 and reads through replica a2, so "Most Recent" must really be a consistent
 // read (the leader's ReadIndex) and "Not older than"/"Exact"/continuation must be served by a
 // replica that did not take the write. Each row is named by its semantic in the spec's table.
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpsRequest, jsonBody, openWatch, readKubeconfig } from '../support/kube-client.ts';
-import type { Credentials, HttpResponse, WatchEvent } from '../support/kube-client.ts';
-import { KstoreProcess, repoRoot } from '../support/kstore-process.ts';
+import { deployments } from '../support/deployments.ts';
+import type { Target } from '../support/deployments.ts';
+import { httpsRequest, jsonBody, openWatch } from '../support/kube-client.ts';
+import type { HttpResponse, WatchEvent } from '../support/kube-client.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
-
-interface Target {
-  /** Where writes go. */
-  readonly writer: string;
-  /** Where reads go (another API replica on the cluster). */
-  readonly reader: string;
-  readonly credentials: Credentials;
-  stop(): Promise<void>;
-}
 
 interface ListBody {
   readonly metadata: { readonly resourceVersion: string; readonly continue?: string; readonly remainingItemCount?: number };
@@ -35,55 +24,7 @@ interface StatusBody {
   readonly message: string;
 }
 
-function runKstore(args: readonly string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
-
-async function startServer(dir: TempDir): Promise<Target> {
-  const server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'server') });
-  const credentials = await readKubeconfig(server.kubeconfigPath);
-  return { writer: credentials.server, reader: credentials.server, credentials, stop: async () => { await server.stop().catch(() => server.kill()); } };
-}
-
-async function startCluster(dir: TempDir): Promise<Target> {
-  const dataDir = path.join(dir.path, 'ha');
-  const up = await runKstore(['cluster', 'up', '--data-dir', dataDir]);
-  const stop = async (): Promise<void> => {
-    await runKstore(['cluster', 'down', '--data-dir', dataDir]);
-    const file = path.join(dataDir, 'cluster.json');
-    if (!existsSync(file)) return;
-    const cluster = JSON.parse(readFileSync(file, 'utf8')) as { nats?: { pid?: number }[]; stores?: { pid?: number }[]; apis?: { pid?: number }[] };
-    for (const entry of [...(cluster.nats ?? []), ...(cluster.stores ?? []), ...(cluster.apis ?? [])]) {
-      try {
-        if (entry.pid !== undefined) process.kill(entry.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  };
-  if (up.code !== 0) {
-    await stop();
-    throw new Error(`kstore cluster up failed:\n${up.output}`);
-  }
-  const cluster = JSON.parse(readFileSync(path.join(dataDir, 'cluster.json'), 'utf8')) as { apis: { url: string }[] };
-  const credentials = await readKubeconfig(path.join(dataDir, 'admin.kubeconfig'));
-  expect(cluster.apis).toHaveLength(2);
-  return { writer: cluster.apis[0]!.url, reader: cluster.apis[1]!.url, credentials, stop };
-}
-
-const targets: readonly { readonly name: string; readonly start: (dir: TempDir) => Promise<Target> }[] = [
-  { name: 'kstore server', start: startServer },
-  { name: 'kstore cluster up (writes through a1, reads through a2)', start: startCluster },
-];
-
-for (const { name, start } of targets) {
+for (const { name, start } of deployments) {
   describe(`resourceVersion semantics over HTTPS: ${name}`, () => {
     let dir: TempDir | undefined;
     let target: Target;
