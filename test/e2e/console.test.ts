@@ -51,7 +51,7 @@ const present = existsSync(chromiumPath);
 describe.skipIf(!present)(`the web console in headless Chromium (${chromiumPath})`, () => {
   beforeAll(async () => {
     dir = await makeTempDir('kstore-e2e-console-');
-    server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'data') });
+    server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'data'), extraArgs: ['--enable-bootstrap-token-auth', '--controllers', '*,tokencleaner'] });
     kubectl = new Kubectl({ kubeconfig: server.kubeconfigPath, cacheDir: path.join(dir.path, 'kube-cache') });
     proxyUrl = await startProxy(server.kubeconfigPath);
     browser = await chromium.launch({
@@ -107,6 +107,31 @@ describe.skipIf(!present)(`the web console in headless Chromium (${chromiumPath}
       await waitFor(async () => (await currentState(page)) === 'removed', { timeoutMs: 15_000, description: 'removed highlighted' });
       await waitFor(async () => (await page.locator('#live').textContent()) === '○ not following', { timeoutMs: 15_000, description: 'the page to stop following' });
       await page.screenshot({ path: path.join(screenshots, 'console-object-removed.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('a bootstrap token secret\'s page shows its token machine go from valid to expired, then the removal by the token cleaner', async () => {
+    const expiration = new Date(Date.now() + 4_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    await ok(['create', 'secret', 'generic', 'bootstrap-token-consol', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
+      '--from-literal=token-id=consol', '--from-literal=token-secret=0123456789abcdef', `--from-literal=expiration=${expiration}`, '--from-literal=usage-bootstrap-authentication=true']);
+    const page = await browser!.newPage();
+    const tokenState = async (): Promise<string | null> => page.locator('[data-machine="token"] svg g.state.current').first().getAttribute('data-state', { timeout: 1_000 }).catch(() => null);
+    try {
+      await page.goto(`${proxyUrl}/console/#/object?path=${encodeURIComponent('/api/v1/namespaces/kube-system/secrets/bootstrap-token-consol')}`);
+      await waitFor(async () => (await tokenState()) === 'valid', { timeoutMs: 15_000, description: 'the token machine, valid' });
+      expect(await page.locator('#waiting-token').textContent()).toBe(`valid — valid: waiting for the expiration ${expiration}`);
+      await page.screenshot({ path: path.join(screenshots, 'console-token-valid.png'), fullPage: true });
+      // The leader's token expirer commits the expiry at the expiration; the page follows.
+      await waitFor(async () => (await tokenState()) === 'expired' || (await currentState(page)) === 'removed', { timeoutMs: 30_000, intervalMs: 100, description: 'the token to expire' });
+      await page.screenshot({ path: path.join(screenshots, 'console-token-expired.png'), fullPage: true });
+      // tokencleaner deletes the expired secret: both machines reach their final state.
+      await waitFor(async () => (await page.locator('#live').textContent()) === '○ not following', { timeoutMs: 30_000, description: 'the removal' });
+      expect(await tokenState()).toBe('deleted');
+      const history = await page.locator('#history-token tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+      expect(history.map((row) => [row[3], row[4]])).toEqual([['-', 'valid'], ['valid', 'expired'], ['expired', 'deleted']]);
+      await page.screenshot({ path: path.join(screenshots, 'console-token-deleted.png'), fullPage: true });
     } finally {
       await page.close();
     }

@@ -16,7 +16,7 @@ let kubectl: Kubectl;
 
 beforeAll(async () => {
   dir = await makeTempDir('kstore-e2e-inspect-');
-  server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'data') });
+  server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'data'), extraArgs: ['--enable-bootstrap-token-auth', '--controllers', '*,tokencleaner'] });
   kubectl = new Kubectl({ kubeconfig: server.kubeconfigPath, cacheDir: path.join(dir.path, 'kube-cache') });
 });
 
@@ -95,6 +95,28 @@ describe('kstore inspect', () => {
       expect(output).toContain('--- DELETED ---');
       expect(output.slice(output.indexOf('--- DELETED ---'))).toContain('deletion machine: removed');
       expect(output.slice(output.indexOf('--- DELETED ---'))).toMatch(/FINALIZERS_CHANGED\s+finalizing\s+removed\s+kstore-admin/);
+    } finally {
+      watching.kill();
+    }
+  });
+
+  it('--watch follows a bootstrap token secret: token machine valid, expired by the leader, deleted by the token cleaner', async () => {
+    const expiration = new Date(Date.now() + 4_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    await ok(['create', 'secret', 'generic', 'bootstrap-token-inspec', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
+      '--from-literal=token-id=inspec', '--from-literal=token-secret=0123456789abcdef', `--from-literal=expiration=${expiration}`, '--from-literal=usage-bootstrap-authentication=true']);
+    const watching = inspect(['secret', 'bootstrap-token-inspec', '-n', 'kube-system', '-w']);
+    try {
+      await waitFor(() => watching.stdout().includes('token machine: valid'), { timeoutMs: 20_000, description: 'the token machine, valid', diagnostics: watching.stdout });
+      expect(watching.stdout()).toContain(`  valid: waiting for the expiration ${expiration}`);
+      expect(await watching.exited, watching.stdout()).toBe(0);
+      const output = watching.stdout();
+      expect(output).toContain('token machine: expired');
+      const last = output.slice(output.lastIndexOf('--- DELETED ---'));
+      expect(last).toContain('token machine: deleted');
+      expect(last).toMatch(/EXPIRE\s+valid\s+expired\s+system:serviceaccount:kube-system:/);
+      expect(last).toMatch(/DELETE\s+expired\s+deleted\s+system:serviceaccount:kube-system:token-cleaner/);
+      // The token's secret half never appears.
+      expect(output).not.toContain('0123456789abcdef');
     } finally {
       watching.kill();
     }

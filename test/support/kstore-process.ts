@@ -20,6 +20,8 @@ export interface KstoreStartOptions {
   readonly tlsSans?: readonly string[];
   /** Deadline for the ready line; default 60 s (the first start creates certificates). */
   readonly readyTimeoutMs?: number;
+  /** More `kstore server` flags, e.g. ['--enable-bootstrap-token-auth']. */
+  readonly extraArgs?: readonly string[];
 }
 
 export interface ExitResult {
@@ -111,6 +113,7 @@ export class KstoreProcess {
     const args = [kstoreExecutable, 'server', '--port', String(port), '--data-dir', options.dataDir];
     if (options.bindAddress !== undefined) args.push('--bind-address', options.bindAddress);
     for (const san of options.tlsSans ?? []) args.push('--tls-san', san);
+    args.push(...(options.extraArgs ?? []));
     const state = launch(args);
     const describe = (): string =>
       `kstore server ${args.slice(1).join(' ')} (pid ${state.child.pid ?? '?'}) output:\n${state.combined}`;

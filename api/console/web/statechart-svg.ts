@@ -7,7 +7,17 @@ import type { Statechart } from '../../../actors/index.ts';
 const svgNamespace = 'http://www.w3.org/2000/svg';
 const boxWidth = 150;
 const boxHeight = 48;
-const gap = 170;
+/** Space between two boxes: room for the longest label of an arrow between neighbours (11 px text, ~6.2 px a character). */
+function gapFor(chart: Statechart): number {
+  let longest = 0;
+  for (const state of chart.states) {
+    for (const transition of state.transitions) {
+      const condition = transition.when ?? transition.guard;
+      longest = Math.max(longest, transition.event.length, condition === undefined ? 0 : condition.length + 2);
+    }
+  }
+  return Math.min(360, Math.max(170, Math.ceil(longest * 6.2) + 24));
+}
 const top = 70;
 
 function element<K extends keyof SVGElementTagNameMap>(name: K, attributes: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
@@ -18,6 +28,7 @@ function element<K extends keyof SVGElementTagNameMap>(name: K, attributes: Reco
 }
 
 export function statechartSvg(chart: Statechart, current: string): SVGSVGElement {
+  const gap = gapFor(chart);
   const columns = new Map(chart.states.map((state, position) => [state.name, position]));
   const width = chart.states.length * boxWidth + (chart.states.length - 1) * gap + 40;
   const height = top + boxHeight + 150;
