@@ -106,7 +106,10 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     self: {
       // The default name needs the port, known once the server listens (announcing starts then).
       get name() { return flags.name ?? `${hostname()}:${port}`; },
-      url: () => url, revision: () => replica.currentRevision(), ready: () => remote.ready(),
+      url: () => url, revision: () => replica.currentRevision(),
+      // Synced, and a leader known (this replica's client learns it from its first call; the
+      // status poller from the members at once).
+      ready: () => replica.synced() && (natsClient.leaderId !== undefined || raftStatus.members().some((member) => member.role === 'leader')),
     },
   });
   const { app } = await buildServer({

@@ -89,6 +89,19 @@ async function ensureNamespace(name: string): Promise<void> {
 }
 
 describe('kubectl against an HA cluster (kstore cluster up: 3 nats-servers, 3 stores, 2 API replicas)', () => {
+  it('GET /kstore/cluster (the console\'s cluster page) lists the three store members with one leader, and both API replicas', async () => {
+    const view = await waitFor(async () => {
+      const result = await kubectl.run([...onA2, 'get', '--raw', '/kstore/cluster']);
+      if (result.code !== 0) return undefined;
+      const parsed = JSON.parse(result.stdout) as { leader?: string; members: { id: string; role: string; appliedIndex: number }[]; replicas: { name: string; ready: boolean; self: boolean }[] };
+      // Replicas announce themselves every 2 s: both listed and ready within a few periods.
+      return parsed.members.length === 3 && parsed.replicas.length === 2 && parsed.replicas.every((replica) => replica.ready) ? parsed : undefined;
+    }, { timeoutMs: 20_000, intervalMs: 250, description: 'three members and two ready replicas', diagnostics: logsTail });
+    expect(view.members.map((member) => member.id)).toEqual(['s1', 's2', 's3']);
+    expect(view.members.filter((member) => member.role === 'leader').map((member) => member.id)).toEqual([view.leader]);
+    expect(view.replicas.map((replica) => [replica.name, replica.ready, replica.self])).toEqual([['a1', true, false], ['a2', true, true]]);
+  });
+
   it('both replicas serve the system namespaces', async () => {
     for (const context of [onA1, onA2]) {
       const table = parseTable(await ok([...context, 'get', 'namespaces']));
