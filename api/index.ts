@@ -13,3 +13,4 @@ export { formatTime } from './endpoints/context.ts';
 export type { GaugeSource, LabeledGaugeSource, LabeledValue } from './metrics.ts';
 export { clusterView } from './cluster-view.ts';
 export type { ApiReplicaView, ClusterView, StoreMemberView } from './cluster-view.ts';
+export type { LifecycleHistoryEntry, MachineView, ObjectLifecycleView } from './console/view-types.ts';

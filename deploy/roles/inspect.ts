@@ -5,7 +5,7 @@
 // like kubectl; `--watch` prints it again at every transition until the object is removed.
 import { parseArgs } from 'node:util';
 import { drawStatechart } from '../../actors/index.ts';
-import type { Statechart } from '../../actors/index.ts';
+import type { ObjectLifecycleView } from '../../api/index.ts';
 import { kubeconfigPath, kubeGet, kubeWatch, loadKubeconfig, objectPath, resolveResource } from '../kube-api-client.ts';
 
 export const inspectUsage = `Usage: kstore inspect <resource> <name> [-n namespace] [flags]
@@ -27,28 +27,8 @@ Examples:
   kstore inspect ns team-a -o json
 `;
 
-interface HistoryEntry {
-  readonly event: string;
-  readonly from: string | null;
-  readonly to: string;
-  readonly revision: string;
-  readonly time: string;
-  readonly user?: string;
-}
-
-interface MachineView {
-  readonly name: string;
-  readonly statechart: Statechart;
-  readonly state: string;
-  readonly waitingFor: string;
-  readonly history: readonly HistoryEntry[];
-}
-
-export interface LifecycleDocument {
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly uid?: string; readonly resourceVersion?: string };
-  readonly object: { readonly apiVersion: string; readonly kind: string };
-  readonly machines: readonly MachineView[];
-}
+/** The API's ObjectLifecycle document (api/console/view-types.ts). */
+export type LifecycleDocument = ObjectLifecycleView;
 
 function table(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
