@@ -13,7 +13,7 @@ import { ObjectIndex } from './mvcc/object-index.ts';
 import { keyString } from './object.ts';
 import type { KubeObject, ObjectKey } from './object.ts';
 import { bootstrapTokenNamespace, bootstrapTokenSecretPrefix } from './machines/token-secret.ts';
-import { checkPreconditions, createRecord, deleteRecord, expireTokenRecord, lifecycleOfRecord, lifecycleState, updateRecord } from './resource-actor.ts';
+import { checkPreconditions, createRecord, deleteRecord, unsafeDeleteRecord, expireTokenRecord, lifecycleOfRecord, lifecycleState, updateRecord } from './resource-actor.ts';
 import type { RecordChange, ResourceRecord } from './resource-actor.ts';
 import type { CommandResult } from './results.ts';
 import { SessionTable, sessionsMaxDefault } from './sessions.ts';
@@ -108,6 +108,8 @@ function applyDelete(state: StoreState, index: number, command: DeleteCommand): 
   const key = keyString(command.key);
   const record = state.objects.get(key);
   if (record === undefined) return noChange({ type: 'notFound' });
+  // The corrupt-object path: no preconditions, no finalizers (the API tier could not read them).
+  if (command.ignoreStoreReadError === true) return writeChange(state, index, record, unsafeDeleteRecord(record, index, { at: command.at, by: command.by }));
   const conflict = checkPreconditions(record.object, command.preconditions);
   if (conflict !== null) return noChange({ type: 'conflict', message: conflict });
   return writeChange(state, index, record, deleteRecord(record, index, { at: command.at, by: command.by }, command.propagationPolicy));

@@ -49,7 +49,11 @@ function commandProblem(command: unknown): string | null {
     return `unknown command type ${JSON.stringify(command.type)}`;
   }
   return keyProblem(command.key) ?? timeProblem(command.at) ?? byProblem(command.by) ?? preconditionsProblem(command.preconditions) ??
-    (command.type === 'delete' ? propagationProblem(command.propagationPolicy) : objectProblem(command.object));
+    (command.type === 'delete' ? propagationProblem(command.propagationPolicy) ?? unsafeProblem(command.ignoreStoreReadError) : objectProblem(command.object));
+}
+
+function unsafeProblem(flag: unknown): string | null {
+  return flag === undefined || typeof flag === 'boolean' ? null : 'ignoreStoreReadError must be a boolean';
 }
 
 function byProblem(by: unknown): string | null {

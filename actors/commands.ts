@@ -57,6 +57,12 @@ export interface DeleteCommand {
   readonly at: string;
   /** Who asked (the authenticated user, or a controller's identity): recorded in lifecycle transitions. */
   readonly by?: string;
+  /**
+   * The corrupt-object path: remove the object whatever its finalizers and preconditions
+   * (ignoreStoreReadErrorWithClusterBreakingPotential). Proposed by the API tier only for an
+   * object it cannot decode, with the AllowUnsafeMalformedObjectDeletion gate on.
+   */
+  readonly ignoreStoreReadError?: boolean;
 }
 
 /** Committed by a new leader so entries of earlier terms commit (Raft §5.4.2); changes nothing. */

@@ -233,6 +233,19 @@ export function deleteRecord(record: ResourceRecord, revision: number, cause: Ch
   return { type: 'finalizing', record: deepFreeze({ ...next, object: deepFreeze(object) }), changed: true };
 }
 
+/**
+ * The corrupt-object path (spec: deletion lifecycle): removes the object whatever its
+ * finalizers, as UNSAFE_DELETE. The API tier proposes it only for an object it cannot decode,
+ * behind the AllowUnsafeMalformedObjectDeletion gate; apply skips preconditions for it.
+ */
+export function unsafeDeleteRecord(record: ResourceRecord, revision: number, cause: ChangeCause): RecordChange {
+  assert(lifecycleState(record) !== 'removed', 'only live and finalizing objects are stored');
+  const next = advance(record, { type: 'UNSAFE_DELETE', at: cause.at }, revision, cause);
+  assert(lifecycleState(next) === 'removed', 'an unsafe delete always removes');
+  const removed = advanceTokenOf(next, { type: 'DELETE', at: cause.at }, revision, cause);
+  return { type: 'removed', record: deepFreeze({ ...removed, object: deepFreeze(withResourceVersion(record.object, revision)) }) };
+}
+
 /** Runs one machine event and logs the transition (bounded). */
 function advance(record: ResourceRecord, event: DeletionEvent, revision: number, cause: ChangeCause): ResourceRecord {
   const from = lifecycleState(record);

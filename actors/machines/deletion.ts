@@ -14,7 +14,12 @@
 //   finalizing  FINALIZERS_CHANGED (some remain) → finalizing  finalizers := event.finalizers
 //   finalizing  FINALIZERS_CHANGED (none remain) → removed     finalizers := []
 //   finalizing  DELETE                           → finalizing  (nothing changes: first delete wins)
+//   live        UNSAFE_DELETE                    → removed     deletionTimestamp := at
+//   finalizing  UNSAFE_DELETE                    → removed     (finalizers ignored; first delete's time kept)
 //   removed     (final; every event ignored)
+// UNSAFE_DELETE is the corrupt-object path of the spec: an object the API tier cannot decode,
+// removed with ignoreStoreReadErrorWithClusterBreakingPotential behind the
+// AllowUnsafeMalformedObjectDeletion gate; it skips finalizers (and, in apply, preconditions).
 //
 // Cost: the public `transition()` builds a throwaway inert actor per call (~25 µs, see
 // STACK-NOTES §1). The reused-scope call is 5× faster but relies on xstate internals that are
@@ -36,6 +41,7 @@ export interface DeletionContext {
 
 export type DeletionEvent =
   | { readonly type: 'DELETE'; readonly at: string }
+  | { readonly type: 'UNSAFE_DELETE'; readonly at: string }
   | { readonly type: 'FINALIZERS_CHANGED'; readonly finalizers: readonly string[] };
 
 export interface DeletionInput {
@@ -62,9 +68,9 @@ export const deletionMachine = setup({
   },
   actions: {
     recordDeletion: assign({
-      deletionTimestamp: ({ event }) => {
-        assert(event.type === 'DELETE', 'recordDeletion runs only on DELETE');
-        return event.at;
+      deletionTimestamp: ({ context, event }) => {
+        assert(event.type === 'DELETE' || event.type === 'UNSAFE_DELETE', 'recordDeletion runs only on a delete');
+        return context.deletionTimestamp ?? event.at;
       },
     }),
     recordFinalizers: assign({
@@ -86,6 +92,7 @@ export const deletionMachine = setup({
           { guard: 'deleteLeavesFinalizers', target: 'finalizing', actions: 'recordDeletion' },
           { target: 'removed', actions: 'recordDeletion' },
         ],
+        UNSAFE_DELETE: { target: 'removed', actions: 'recordDeletion' },
         FINALIZERS_CHANGED: { actions: 'recordFinalizers' },
       },
     },
@@ -96,6 +103,7 @@ export const deletionMachine = setup({
           { guard: 'finalizersEmptied', target: 'removed', actions: 'recordFinalizers' },
           { actions: 'recordFinalizers' },
         ],
+        UNSAFE_DELETE: { target: 'removed', actions: 'recordDeletion' },
       },
     },
     removed: { type: 'final', description: 'gone from the store' },

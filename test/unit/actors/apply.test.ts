@@ -45,6 +45,19 @@ describe('create', () => {
     expect(h.stored()).toBe(objectOf(result));
   });
 
+  it('an unsafe delete (the corrupt-object path) removes whatever the finalizers and preconditions, as UNSAFE_DELETE', () => {
+    const h = withNamespace();
+    h.apply(create(cm, objectFor(cm, { finalizers: ['example.com/hold'] })));
+    h.apply(remove(cm));
+    const unsafe = h.apply({ type: 'delete', key: cm, at: at(9), by: 'admin', preconditions: { uid: 'not-the-uid' }, ignoreStoreReadError: true });
+    expect(unsafe.result).toMatchObject({ type: 'removed', revision: 4 });
+    expect(unsafe.events[0]).toMatchObject({ type: 'DELETED', revision: 4, lifecycle: { state: 'removed' } });
+    expect(unsafe.events[0]?.lifecycle?.transitions.at(-1)).toEqual({ event: 'UNSAFE_DELETE', from: 'finalizing', to: 'removed', revision: 4, at: at(9), by: 'admin' });
+    // The first delete's time stays the deletion timestamp.
+    expect(unsafe.events[0]?.lifecycle?.context.deletionTimestamp).toBe(t0);
+    expect(h.apply(update(cm, objectFor(cm))).result).toEqual({ type: 'notFound' });
+  });
+
   it('ADDED carries the lifecycle; transitions name who caused them; a finalizer change carries the new lifecycle', () => {
     const h = withNamespace();
     const added = h.apply({ type: 'create', key: cm, object: objectFor(cm, { finalizers: ['example.com/hold'] }), at: t0, by: 'alice' });

@@ -15,6 +15,7 @@ describe('statechart of a machine', () => {
           name: 'live', description: 'in use', final: false, transitions: [
             { event: 'DELETE', guard: 'deleteLeavesFinalizers', when: 'finalizers remain', target: 'finalizing' },
             { event: 'DELETE', target: 'removed' },
+            { event: 'UNSAFE_DELETE', target: 'removed' },
             { event: 'FINALIZERS_CHANGED' },
           ],
         },
@@ -22,6 +23,7 @@ describe('statechart of a machine', () => {
           name: 'finalizing', description: 'deletionTimestamp set; removed once its finalizers are gone', final: false, transitions: [
             { event: 'FINALIZERS_CHANGED', guard: 'finalizersEmptied', when: 'no finalizers remain', target: 'removed' },
             { event: 'FINALIZERS_CHANGED' },
+            { event: 'UNSAFE_DELETE', target: 'removed' },
           ],
         },
         { name: 'removed', description: 'gone from the store', final: true, transitions: [] },
