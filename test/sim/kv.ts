@@ -1,7 +1,11 @@
 // Owns: the simulated application: a key-value state machine applied from committed entries,
 // with client sessions that make retried writes take effect at most once (Raft thesis §6.3:
 // the state machine remembers each client's last sequence number and skips older or equal
-// ones). Commands are JSON in the entry data; empty data is the leader's no-op. Pure.
+// ones). Commands are JSON in the entry data; empty data is the leader's no-op, and configuration
+// entries reach it as no-ops too (membership is Raft's business, as in raft/node). Also owns the
+// snapshot format: values and the session table, keys sorted, so two members at the same index
+// produce byte-identical snapshots (the safety checker compares them). Pure.
+import type { EntryType } from '../../raft/core/index.ts';
 import { assert } from '../../raft/stdx/index.ts';
 
 export interface KvWrite {
@@ -42,9 +46,10 @@ export class KvStateMachine {
     return this.#appliedIndex;
   }
 
-  apply(index: number, data: Uint8Array): KvApplyOutcome {
+  apply(index: number, data: Uint8Array, type: EntryType = 'normal'): KvApplyOutcome {
     assert(index === this.#appliedIndex + 1, `KV applies ${index} after ${this.#appliedIndex}`);
     this.#appliedIndex = index;
+    if (type === 'configuration') return 'noop';
     const write = decodeWrite(data);
     if (write === undefined) return 'noop';
     const last = this.#lastSequence.get(write.clientId) ?? 0;
@@ -58,5 +63,30 @@ export class KvStateMachine {
 
   get(key: string): string {
     return this.#values.get(key) ?? '';
+  }
+
+  /** The state after applying through appliedIndex, canonical (sorted keys): the snapshot bytes. */
+  snapshot(): Uint8Array {
+    const sorted = (map: ReadonlyMap<string, string | number>): [string, string | number][] =>
+      [...map.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+    return encoder.encode(JSON.stringify({ index: this.#appliedIndex, values: sorted(this.#values), sessions: sorted(this.#lastSequence) }));
+  }
+
+  /** Replaces the whole state by a snapshot taken at `index` (by snapshot() on any member). */
+  restore(data: Uint8Array, index: number): void {
+    const decoded = JSON.parse(decoder.decode(data)) as { index?: unknown; values?: unknown; sessions?: unknown };
+    assert(decoded.index === index, `KV snapshot of ${String(decoded.index)} restored as ${index}`);
+    assert(Array.isArray(decoded.values) && Array.isArray(decoded.sessions), 'KV snapshot holds values and sessions');
+    this.#values.clear();
+    this.#lastSequence.clear();
+    for (const pair of decoded.values as unknown[]) {
+      assert(Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string', 'KV snapshot value pair');
+      this.#values.set(pair[0], pair[1]);
+    }
+    for (const pair of decoded.sessions as unknown[]) {
+      assert(Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'number', 'KV snapshot session pair');
+      this.#lastSequence.set(pair[0], pair[1]);
+    }
+    this.#appliedIndex = index;
   }
 }

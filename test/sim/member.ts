@@ -1,14 +1,23 @@
 // Owns: one simulated member: a RawNode driven like raft/node's RaftNode (inputs buffered while a
-// Ready is being persisted; persist → fsync → send → apply → serve reads → advance), its faulty
-// storage, its KV state machine, and the server side of the client protocol (propose writes,
-// ReadIndex for gets, answer once applied). Crash drops everything volatile; start() rebuilds
+// Ready or a snapshot is being persisted; persist → fsync → send → restore/apply → serve reads →
+// advance, with a leader's appends sent before its fsync when the Ready allows it), its faulty
+// storage, its KV state machine, log compaction (every `snapshotEveryEntries` applied entries:
+// snapshot the KV state with its session table, persist it, fsync, then compact() the core),
+// snapshots installed from the leader (persisted with the Ready, then restored into the KV), the
+// administrative requests the cluster hands it (membership change, leadership transfer) and the
+// server side of the client protocol (propose writes, ReadIndex for gets, answer once applied).
+// Crash drops everything volatile; start() rebuilds the KV from the newest durable snapshot and
 // the core from durable storage only. Must not decide faults or time: the cluster does.
-import { RawNode } from '../../raft/core/index.ts';
-import type { CoreStatus, Entry, Message, Ready } from '../../raft/core/index.ts';
+import { isLeaderReplication, RawNode } from '../../raft/core/index.ts';
+import type {
+  Configuration, CoreStatus, Entry, MembershipChange, MembershipProposal, Message, Ready, Snapshot, TransferResult,
+} from '../../raft/core/index.ts';
 import { assert } from '../../raft/stdx/index.ts';
 import type { Rng } from '../../raft/stdx/index.ts';
+import type { SnapshotSource } from './checkers/safety.ts';
 import { FaultyStorage } from './faulty-storage.ts';
 import { encodeWrite, KvStateMachine } from './kv.ts';
+import type { SnapshotKnobs } from './options.ts';
 import type { ClientAnswer, ClientRequest, Packet } from './packets.ts';
 
 /**
@@ -20,7 +29,9 @@ export const memberInboxMax = 10_000;
 export type MemberInput =
   | { readonly kind: 'tick' }
   | { readonly kind: 'message'; readonly message: Message }
-  | { readonly kind: 'request'; readonly request: ClientRequest };
+  | { readonly kind: 'request'; readonly request: ClientRequest }
+  | { readonly kind: 'membership'; readonly change: MembershipChange }
+  | { readonly kind: 'transfer'; readonly targetId: string };
 
 /** What a member needs from the cluster around it. */
 export interface MemberEnvironment {
@@ -31,6 +42,12 @@ export interface MemberEnvironment {
   /** A Ready's writes reached storage (not yet durable): the log checks look at them. */
   onWritten(member: SimMember, ready: Ready): void;
   onApplied(member: SimMember, entry: Entry): void;
+  /** A snapshot was taken here (before it is persisted) or installed from the leader (restored into the KV). */
+  onSnapshot(member: SimMember, snapshot: Snapshot, source: SnapshotSource): void;
+  onMembershipProposed(member: SimMember, change: MembershipChange, result: MembershipProposal): void;
+  onTransferRequested(member: SimMember, targetId: string, result: TransferResult): void;
+  /** This member just became leader of `term`. */
+  onLeader(member: SimMember, term: number): void;
 }
 
 export interface CoreTimers {
@@ -43,32 +60,44 @@ interface PendingProposal {
   readonly request: ClientRequest;
 }
 
+/** What the member waits on an fsync for; inputs are buffered meanwhile (as RaftNode's loop awaits). */
+type Syncing =
+  | { readonly kind: 'ready'; readonly ready: Ready; readonly sentEarly: boolean }
+  | { readonly kind: 'snapshot'; readonly snapshot: Snapshot };
+
 /** Volatile state of a running incarnation; gone at a crash. */
 interface Running {
   readonly core: RawNode;
   readonly kv: KvStateMachine;
   inbox: MemberInput[];
-  syncing: Ready | undefined;
+  syncing: Syncing | undefined;
   readonly proposals: Map<number, PendingProposal>;
   readonly readsAwaiting: Map<number, ClientRequest>;
   readsConfirmed: { readonly index: number; readonly request: ClientRequest }[];
   nextReadId: number;
   leaderTerm: number | undefined;
+  /** Index of the newest snapshot this member holds (taken, installed or restored); 0 if none. */
+  snapshotIndex: number;
 }
 
 export class SimMember {
   readonly id: string;
   readonly storage = new FaultyStorage();
   incarnation = 0;
+  /** Leader messages sent before the leader's own fsync completed (Ready.sendAppendsBeforePersist). */
+  earlySends = 0;
   readonly #voters: readonly string[];
   readonly #timers: CoreTimers;
+  readonly #snapshots: SnapshotKnobs;
   readonly #env: MemberEnvironment;
   #running: Running | undefined = undefined;
 
-  constructor(id: string, voters: readonly string[], timers: CoreTimers, env: MemberEnvironment) {
+  /** `voters` is the group's bootstrap configuration; a spare member is not among them. */
+  constructor(id: string, voters: readonly string[], timers: CoreTimers, snapshots: SnapshotKnobs, env: MemberEnvironment) {
     this.id = id;
     this.#voters = voters;
     this.#timers = timers;
+    this.#snapshots = snapshots;
     this.#env = env;
   }
 
@@ -80,17 +109,21 @@ export class SimMember {
     return this.#running?.syncing !== undefined;
   }
 
-  /** Starts (or restarts) from durable storage only, with an empty state machine. */
+  /** Starts (or restarts) from durable storage only: the KV from the newest durable snapshot. */
   start(): void {
     assert(this.#running === undefined, `${this.id} started twice`);
     this.incarnation += 1;
+    const restored = this.storage.restored();
+    const kv = new KvStateMachine();
+    const snapshotIndex = restored.snapshot?.meta.index ?? 0;
+    if (restored.snapshot !== undefined) kv.restore(restored.snapshot.data, snapshotIndex);
     const core = new RawNode({
       id: this.id, voters: this.#voters, electionTicks: this.#timers.electionTicks, heartbeatTicks: this.#timers.heartbeatTicks,
-      rng: this.#env.coreRng(), restored: this.storage.restored(), appliedIndex: 0,
+      rng: this.#env.coreRng(), restored, appliedIndex: snapshotIndex, snapshotChunkBytes: this.#snapshots.chunkBytes,
     });
     this.#running = {
-      core, kv: new KvStateMachine(), inbox: [], syncing: undefined, proposals: new Map(),
-      readsAwaiting: new Map(), readsConfirmed: [], nextReadId: 1, leaderTerm: undefined,
+      core, kv, inbox: [], syncing: undefined, proposals: new Map(),
+      readsAwaiting: new Map(), readsConfirmed: [], nextReadId: 1, leaderTerm: undefined, snapshotIndex,
     };
     this.#drive();
   }
@@ -107,6 +140,11 @@ export class SimMember {
     return this.#running?.core.status();
   }
 
+  /** The configuration in force here (the latest in its log); undefined while down. */
+  configuration(): Configuration | undefined {
+    return this.#running?.core.configuration();
+  }
+
   hasReady(): boolean {
     return this.#running?.core.hasReady() ?? false;
   }
@@ -120,14 +158,15 @@ export class SimMember {
 
   /**
    * Proposes one write nobody reads (key "__nudge"), as a diagnosis of a stalled cluster: new
-   * entries make a leader send appends again. Returns false if not leader or busy syncing.
+   * entries make a leader send appends again. Returns false if not leader, transferring or
+   * busy syncing.
    */
   nudge(): boolean {
     const running = this.#running;
     if (running === undefined || running.syncing !== undefined || running.core.status().role !== 'leader') return false;
-    running.core.propose(encodeWrite({ clientId: 'nudge', sequence: 1, kind: 'put', key: '__nudge', value: '' }));
+    const proposed = running.core.propose(encodeWrite({ clientId: 'nudge', sequence: 1, kind: 'put', key: '__nudge', value: '' }));
     this.#drive();
-    return true;
+    return proposed.accepted;
   }
 
   input(input: MemberInput): void {
@@ -141,14 +180,16 @@ export class SimMember {
     this.#drive();
   }
 
-  /** The fsync of the outstanding Ready completed: its writes are durable. */
+  /** The fsync of the outstanding Ready or snapshot completed: its writes are durable. */
   fsyncDone(): void {
     const running = this.#running;
     assert(running !== undefined && running.syncing !== undefined, `${this.id} fsync without a Ready`);
     this.storage.sync();
-    const ready = running.syncing;
+    const syncing = running.syncing;
     running.syncing = undefined;
-    this.#finish(running, ready);
+    if (syncing.kind === 'ready') this.#finish(running, syncing.ready, syncing.sentEarly);
+    else this.#compact(running, syncing.snapshot);
+    if (running.syncing !== undefined) return; // a snapshot to persist first; the inbox waits
     const inbox = running.inbox;
     running.inbox = [];
     for (const input of inbox) this.#feed(running, input);
@@ -160,6 +201,12 @@ export class SimMember {
       case 'tick': running.core.tick(); break;
       case 'message': running.core.step(input.message); break;
       case 'request': this.#serve(running, input.request); break;
+      case 'membership':
+        this.#env.onMembershipProposed(this, input.change, running.core.proposeMembershipChange(input.change));
+        break;
+      case 'transfer':
+        this.#env.onTransferRequested(this, input.targetId, running.core.transferLeadership(input.targetId));
+        break;
     }
     this.#observeLeadership(running);
   }
@@ -170,23 +217,30 @@ export class SimMember {
     assert(running !== undefined, `${this.id} driven while down`);
     while (running.syncing === undefined && running.core.hasReady()) {
       const ready = running.core.ready();
-      // Members never compact yet, so no leader sends InstallSnapshot; persisting and restoring a
-      // received snapshot is the next step of this driver (see the module header).
-      assert(ready.snapshot === undefined, `${this.id} got a snapshot the simulator cannot persist yet`);
       this.storage.write(ready);
       this.#env.onWritten(this, ready);
       if (ready.mustSync) {
-        running.syncing = ready;
+        // Ready step 2's exception: a leader's appends go out while its own write is in flight.
+        const sentEarly = ready.sendAppendsBeforePersist;
+        if (sentEarly) {
+          for (const message of ready.messages) {
+            if (!isLeaderReplication(message)) continue;
+            this.earlySends += 1;
+            this.#env.send(message);
+          }
+        }
+        running.syncing = { kind: 'ready', ready, sentEarly };
         this.#env.scheduleFsync(this);
         return;
       }
-      this.#finish(running, ready);
+      this.#finish(running, ready, false);
     }
   }
 
-  /** Ready contract steps 2-5, after the writes are durable (or need no sync). */
-  #finish(running: Running, ready: Ready): void {
-    for (const message of ready.messages) this.#env.send(message);
+  /** Ready contract steps 2-5, after the writes are durable (or need no sync); then maybe a snapshot. */
+  #finish(running: Running, ready: Ready, sentEarly: boolean): void {
+    for (const message of ready.messages) if (!sentEarly || !isLeaderReplication(message)) this.#env.send(message);
+    if (ready.snapshot !== undefined) this.#install(running, ready.snapshot);
     for (const entry of ready.committedEntries) this.#apply(running, entry);
     for (const state of ready.readStates) {
       const request = running.readsAwaiting.get(state.requestId);
@@ -197,15 +251,51 @@ export class SimMember {
     this.#serveConfirmedReads(running);
     running.core.advance();
     this.#observeLeadership(running);
+    this.#maybeSnapshot(running);
+  }
+
+  /** Ready step 3 for a snapshot from the leader: the KV state (values and sessions) is replaced. */
+  #install(running: Running, snapshot: Snapshot): void {
+    const { index } = snapshot.meta;
+    running.kv.restore(snapshot.data, index);
+    running.snapshotIndex = index;
+    this.#env.onSnapshot(this, snapshot, 'installed');
+    this.#env.trace(`${this.id} installed snapshot ${index}/${snapshot.meta.term} (${snapshot.data.byteLength} bytes)`);
+    // Entries this member proposed up to the snapshot will not be applied one by one here.
+    for (const [proposedIndex, proposal] of running.proposals) {
+      if (proposedIndex > index) continue;
+      running.proposals.delete(proposedIndex);
+      this.#answer(proposal.request, { kind: 'retry', reason: 'snapshot installed' });
+    }
+    this.#serveConfirmedReads(running);
+  }
+
+  /** Log compaction on schedule (thesis §5.1): snapshot the KV, persist it; compact after the fsync. */
+  #maybeSnapshot(running: Running): void {
+    const every = this.#snapshots.everyEntries;
+    const applied = running.kv.appliedIndex;
+    if (every === 0 || running.syncing !== undefined || applied < running.snapshotIndex + every) return;
+    const snapshot: Snapshot = { meta: running.core.snapshotMeta(applied), data: running.kv.snapshot() };
+    running.snapshotIndex = applied;
+    this.#env.onSnapshot(this, snapshot, 'taken');
+    this.#env.trace(`${this.id} snapshot at ${applied}/${snapshot.meta.term} (${snapshot.data.byteLength} bytes), persisting`);
+    this.storage.writeSnapshot(snapshot);
+    running.syncing = { kind: 'snapshot', snapshot };
+    this.#env.scheduleFsync(this);
+  }
+
+  #compact(running: Running, snapshot: Snapshot): void {
+    running.core.compact(snapshot, this.#snapshots.retainEntries);
+    this.#env.trace(`${this.id} compacted to ${running.core.status().offsetIndex} (snapshot ${snapshot.meta.index}, retain ${this.#snapshots.retainEntries})`);
   }
 
   #apply(running: Running, entry: Entry): void {
-    const outcome = running.kv.apply(entry.index, entry.data);
+    const outcome = running.kv.apply(entry.index, entry.data, entry.type);
     this.#env.onApplied(this, entry);
     const proposal = running.proposals.get(entry.index);
     if (proposal === undefined) return;
     running.proposals.delete(entry.index);
-    if (proposal.term !== entry.term) {
+    if (proposal.term !== entry.term || entry.type === 'configuration') {
       this.#answer(proposal.request, { kind: 'retry', reason: 'overwritten' });
       return;
     }
@@ -239,7 +329,12 @@ export class SimMember {
     }
     const data = encodeWrite({ clientId: request.from, sequence: command.sequence, kind: command.kind, key: command.key, value: command.value });
     const proposed = running.core.propose(data);
-    assert(proposed.accepted, 'a leader accepts proposals');
+    if (!proposed.accepted) {
+      // A leader refuses proposals while it transfers leadership (thesis §3.10).
+      assert(status.leadTransferee !== undefined, 'a leader refuses proposals only while transferring');
+      this.#answer(request, { kind: 'retry', reason: `transferring to ${status.leadTransferee}` });
+      return;
+    }
     const replaced = running.proposals.get(proposed.firstIndex);
     if (replaced !== undefined) this.#answer(replaced.request, { kind: 'retry', reason: 'overwritten' });
     running.proposals.set(proposed.firstIndex, { term: proposed.term, request });
@@ -260,7 +355,10 @@ export class SimMember {
       for (const request of running.readsAwaiting.values()) this.#answer(request, { kind: 'retry', reason: 'leadership lost' });
       running.readsAwaiting.clear();
     }
-    if (leaderTerm !== undefined && leaderTerm !== running.leaderTerm) this.#env.trace(`${this.id} became leader of t${leaderTerm}`);
+    if (leaderTerm !== undefined && leaderTerm !== running.leaderTerm) {
+      this.#env.trace(`${this.id} became leader of t${leaderTerm}`);
+      this.#env.onLeader(this, leaderTerm);
+    }
     running.leaderTerm = leaderTerm;
   }
 

@@ -43,6 +43,34 @@ export interface ClientKnobs {
   readonly thinkMaxMs: number;
 }
 
+/** Log compaction on every member, and InstallSnapshot's chunking. */
+export interface SnapshotKnobs {
+  /**
+   * A member snapshots its KV state and compacts after this many entries applied since its last
+   * snapshot; 0 turns compaction off for the seed (the log then only grows, as before snapshots
+   * existed). Small values (a handful of entries) make leaders compact past lagging followers.
+   */
+  readonly everyEntries: number;
+  /** Entries the core keeps behind a snapshot (compact()'s retainEntries; the core's default is 1024). */
+  readonly retainEntries: number;
+  /** Bytes per InstallSnapshot chunk: small, so snapshots of a few hundred bytes travel in several chunks. */
+  readonly chunkBytes: number;
+}
+
+/** Membership changes and leadership transfers, asked of the leader at seeded times. */
+export interface MembershipKnobs {
+  /** Members started outside the configuration, available to be added (ids after the voters'). */
+  readonly spareMembers: number;
+  /** How often the cluster asks the leader for one membership change; 0 = never for this seed. */
+  readonly changeIntervalMs: number;
+  /** Chance that a removal, when one is chosen, removes the leader itself. */
+  readonly removeLeaderProbability: number;
+  /** Voters never drop below this many by removal. */
+  readonly votersMin: number;
+  /** How often the cluster asks the leader to transfer leadership; 0 = never for this seed. */
+  readonly transferIntervalMs: number;
+}
+
 export interface SimOptions {
   readonly seed: number;
   readonly memberCount: number;
@@ -54,6 +82,8 @@ export interface SimOptions {
   readonly network: NetworkKnobs;
   readonly faults: FaultKnobs;
   readonly clients: ClientKnobs;
+  readonly snapshots: SnapshotKnobs;
+  readonly membership: MembershipKnobs;
   /** Virtual time the liveness phase may take, after healing, before it is a violation. */
   readonly livenessDeadlineMs: number;
 }
@@ -88,6 +118,8 @@ export function sampleOptions(seed: number, random: SimRandom, overrides: Option
     network: sampleNetwork(random),
     faults: sampleFaults(random, overrides.memberCount ?? memberCount),
     clients: sampleClients(random, electionTicks * tickMs),
+    snapshots: sampleSnapshots(random),
+    membership: sampleMembership(random, electionTicks * tickMs),
     // Fifty election timeouts: several rounds of elections and catch-up after the last fault.
     livenessDeadlineMs: 50 * 2 * electionTicks * tickMs,
   };
@@ -134,6 +166,26 @@ function sampleClients(random: SimRandom, electionTimeoutMs: number): ClientKnob
   };
 }
 
+function sampleSnapshots(random: SimRandom): SnapshotKnobs {
+  return {
+    // One seed in six without compaction keeps the plain-log path covered.
+    everyEntries: random.pick([0, 3, 5, 8, 13, 25]),
+    retainEntries: random.pick([0, 0, 1, 4, 16]),
+    chunkBytes: random.pick([16, 64, 256, 4096]),
+  };
+}
+
+function sampleMembership(random: SimRandom, electionTimeoutMs: number): MembershipKnobs {
+  return {
+    spareMembers: random.pick([0, 1, 1, 2]),
+    // A change every few election timeouts: it has time to commit (or be refused) in between.
+    changeIntervalMs: random.pick([0, 3, 6, 12]) * electionTimeoutMs,
+    removeLeaderProbability: random.pick([0.1, 0.3, 0.6]),
+    votersMin: random.pick([2, 3]),
+    transferIntervalMs: random.pick([0, 5, 10, 20]) * electionTimeoutMs,
+  };
+}
+
 export function validateOptions(options: SimOptions): void {
   assert(Number.isSafeInteger(options.seed), 'seed must be a safe integer');
   assert(memberCountsSupported.includes(options.memberCount), `members must be one of ${memberCountsSupported.join(', ')}`);
@@ -149,10 +201,15 @@ export function validateOptions(options: SimOptions): void {
   assert(faults.crashedMembersMax >= 1 && faults.crashedMembersMax < options.memberCount, 'at least one member stays up');
   assert(clients.clientCount >= 1 && clients.keyCount >= 1, 'at least one client and one key');
   assert(clients.requestTimeoutMs > network.delayMaxMs * 2, 'request timeout shorter than a round trip');
+  const { snapshots, membership } = options;
+  assert(snapshots.everyEntries >= 0 && snapshots.retainEntries >= 0 && snapshots.chunkBytes >= 1, 'snapshot knobs are non-negative, chunks carry bytes');
+  assert(membership.spareMembers >= 0 && options.memberCount + membership.spareMembers <= 26, 'member ids are single letters');
+  assert(membership.votersMin >= 1, 'a configuration keeps a voter');
+  assert(membership.changeIntervalMs >= 0 && membership.transferIntervalMs >= 0, 'intervals are non-negative');
 }
 
 export function formatOptions(options: SimOptions): string {
-  const { network: n, faults: f, clients: c } = options;
+  const { network: n, faults: f, clients: c, snapshots: s, membership: m } = options;
   return [
     `seed=${options.seed} members=${options.memberCount} steps=${options.steps} tick=${options.tickMs}ms`
       + ` electionTicks=${options.electionTicks} heartbeatTicks=${options.heartbeatTicks} livenessDeadline=${options.livenessDeadlineMs}ms`,
@@ -162,5 +219,9 @@ export function formatOptions(options: SimOptions): string {
       + ` torn=${f.tornWriteProbability} fsync=${f.fsyncMinMs}-${f.fsyncMaxMs}ms`,
     `clients count=${c.clientCount} keys=${c.keyCount} read=${c.readProbability} append=${c.appendProbability}`
       + ` timeout=${c.requestTimeoutMs}ms timeouts=${c.timeoutsMax} think=0-${c.thinkMaxMs}ms`,
+    `snapshots every=${s.everyEntries === 0 ? 'off' : `${s.everyEntries}entries`} retain=${s.retainEntries} chunk=${s.chunkBytes}B`,
+    `membership spares=${m.spareMembers} change every=${m.changeIntervalMs === 0 ? 'off' : `${m.changeIntervalMs}ms`}`
+      + ` removeLeader=${m.removeLeaderProbability} votersMin=${m.votersMin}`
+      + ` transfer every=${m.transferIntervalMs === 0 ? 'off' : `${m.transferIntervalMs}ms`}`,
   ].join('\n');
 }

@@ -3,7 +3,8 @@
 // after every step, then the liveness phase (heal everything, finish every client operation,
 // converge) and the linearizability check of the client history. Returns a SimResult; a
 // violation carries the seed, the knobs and the trace tail. Never reads a clock or Math.random.
-import type { Entry, Message, Ready } from '../../raft/core/index.ts';
+import { isMember } from '../../raft/core/index.ts';
+import type { Configuration, CoreStatus, Entry, MembershipChange, Message, Ready } from '../../raft/core/index.ts';
 import { AssertionError, assert } from '../../raft/stdx/index.ts';
 import { checkKvLinearizability } from './checkers/linearizability.ts';
 import type { LinearizabilityOutcome } from './checkers/linearizability.ts';
@@ -15,6 +16,7 @@ import { History } from './history.ts';
 import { knownAssertion } from './known-issues.ts';
 import type { KnownCoreIssue } from './known-issues.ts';
 import { SimMember } from './member.ts';
+import type { MemberEnvironment } from './member.ts';
 import { formatOptions, sampleOptions } from './options.ts';
 import type { OptionOverrides, SimOptions } from './options.ts';
 import { PacketSimulator } from './packet-simulator.ts';
@@ -37,7 +39,9 @@ type SimEvent =
   | { readonly kind: 'deliver'; readonly packet: Packet }
   | { readonly kind: 'clientWake'; readonly client: SimClient; readonly token: number }
   | { readonly kind: 'faultCheck' }
-  | { readonly kind: 'healPartition'; readonly partition: number };
+  | { readonly kind: 'healPartition'; readonly partition: number }
+  | { readonly kind: 'membershipCheck' }
+  | { readonly kind: 'transferCheck' };
 
 /** Test hooks: a way to break the protocol on the wire (to prove the checkers catch it). */
 export interface SimHooks {
@@ -68,6 +72,16 @@ export interface SimStats {
   readonly operations: number;
   readonly completed: number;
   readonly pending: number;
+  /** Membership changes the leader accepted, and refused (not caught up, change in progress, ...). */
+  readonly membershipChanges: number;
+  readonly membershipRefused: number;
+  readonly transfers: number;
+  readonly snapshotsTaken: number;
+  readonly snapshotsInstalled: number;
+  /** Snapshots the safety checker compared with its reference state machine. */
+  readonly snapshotsChecked: number;
+  /** The voters of the last leader's configuration at the end of the run. */
+  readonly finalVoters: readonly string[];
 }
 
 export interface SimResult {
@@ -107,6 +121,11 @@ class Simulation {
   #crashes = 0;
   #partitions = 0;
   #linearizability: LinearizabilityOutcome | undefined = undefined;
+  #membershipChanges = 0;
+  #membershipRefused = 0;
+  #transfers = 0;
+  #snapshotsTaken = 0;
+  #snapshotsInstalled = 0;
   #detail: string[] = [];
 
   constructor(options: SimOptions, random: SimRandom, hooks: SimHooks) {
@@ -114,11 +133,18 @@ class Simulation {
     this.#random = random;
     this.#hooks = hooks;
     this.#trace = new Trace(hooks.traceSink);
-    const ids = Array.from({ length: options.memberCount }, (_, position) => String.fromCharCode(97 + position));
+    // The bootstrap voters, then the spare members: running from the start, outside the
+    // configuration until a leader adds them as learners.
+    const letter = (position: number): string => String.fromCharCode(97 + position);
+    const voters = Array.from({ length: options.memberCount }, (_, position) => letter(position));
+    const ids = [...voters, ...Array.from({ length: options.membership.spareMembers }, (_, position) => letter(options.memberCount + position))];
     this.#network = new PacketSimulator(random, options.network, ids);
     const timers = { electionTicks: options.electionTicks, heartbeatTicks: options.heartbeatTicks };
-    this.#members = ids.map((id) => new SimMember(id, ids, timers, this.#memberEnvironment()));
-    this.#views = this.#members.map((member) => ({ id: member.id, status: () => member.status(), entryAt: (index: number) => member.entryAt(index) }));
+    this.#members = ids.map((id) => new SimMember(id, voters, timers, options.snapshots, this.#memberEnvironment()));
+    this.#views = this.#members.map((member) => ({
+      id: member.id, status: () => member.status(), entryAt: (index: number) => member.entryAt(index),
+      configuration: () => member.configuration(), durablyHolds: (index: number, term: number) => member.storage.durablyHolds(index, term),
+    }));
     for (const member of this.#members) this.#memberById.set(member.id, member);
     this.#clients = Array.from({ length: options.clients.clientCount }, (_, position) =>
       new SimClient(`c${position + 1}`, ids, options.clients, random, this.#history, this.#clientEnvironment()));
@@ -151,6 +177,9 @@ class Simulation {
     for (const member of this.#members) this.#startMember(member);
     for (const client of this.#clients) client.start();
     this.#queue.push(this.#options.faults.faultIntervalMs, { kind: 'faultCheck' });
+    const { changeIntervalMs, transferIntervalMs } = this.#options.membership;
+    if (changeIntervalMs > 0) this.#queue.push(changeIntervalMs, { kind: 'membershipCheck' });
+    if (transferIntervalMs > 0) this.#queue.push(transferIntervalMs, { kind: 'transferCheck' });
   }
 
   #faultPhase(): void {
@@ -245,6 +274,8 @@ class Simulation {
       case 'clientWake': event.client.wake(event.token); return;
       case 'faultCheck': this.#onFaultCheck(); return;
       case 'healPartition': this.#onHealPartition(event.partition); return;
+      case 'membershipCheck': this.#onMembershipCheck(); return;
+      case 'transferCheck': this.#onTransferCheck(); return;
     }
   }
 
@@ -301,6 +332,62 @@ class Simulation {
     if (down < faults.crashedMembersMax && this.#random.chance(faults.crashProbability)) this.#crash(this.#random.pick(this.#members.filter((member) => member.up)));
   }
 
+  /** The member leading the highest term, if any is up and leading. */
+  #leader(): SimMember | undefined {
+    let leader: SimMember | undefined;
+    let term = -1;
+    for (const member of this.#members) {
+      const status = member.status();
+      if (status?.role === 'leader' && status.term > term) {
+        leader = member;
+        term = status.term;
+      }
+    }
+    return leader;
+  }
+
+  /**
+   * Asks the leader for one membership change, chosen at random among the valid ones: promote a
+   * learner (refused until it caught up), add a member outside the configuration (a spare or a
+   * removed one) as a learner, remove a learner, or remove a voter (the leader itself with
+   * removeLeaderProbability) while more than votersMin remain. Only during the fault phase.
+   */
+  #onMembershipCheck(): void {
+    if (!this.#faultsOn) return;
+    const knobs = this.#options.membership;
+    this.#queue.push(this.#now + knobs.changeIntervalMs, { kind: 'membershipCheck' });
+    const leader = this.#leader();
+    if (leader === undefined) return;
+    const configuration = leader.configuration()!;
+    const changes: MembershipChange[] = [
+      ...configuration.learners.map((id): MembershipChange => ({ type: 'promote', id })),
+      ...this.#members.filter((member) => !isMember(configuration, member.id)).map((member): MembershipChange => ({ type: 'addLearner', id: member.id })),
+    ];
+    if (configuration.learners.length > 0 && this.#random.chance(0.2)) changes.push({ type: 'remove', id: this.#random.pick(configuration.learners) });
+    if (configuration.voters.length > knobs.votersMin) {
+      const others = configuration.voters.filter((id) => id !== leader.id);
+      const removeLeader = others.length === 0 || this.#random.chance(knobs.removeLeaderProbability);
+      changes.push({ type: 'remove', id: removeLeader ? leader.id : this.#random.pick(others) });
+    }
+    if (changes.length === 0) return;
+    const change = this.#random.pick(changes);
+    this.#record(`membership: asking leader ${leader.id} to ${change.type} ${change.id} (voters ${configuration.voters.join(',')} learners ${configuration.learners.join(',') || '-'})`);
+    leader.input({ kind: 'membership', change });
+  }
+
+  /** Asks the leader to hand leadership to a random other voter. Only during the fault phase. */
+  #onTransferCheck(): void {
+    if (!this.#faultsOn) return;
+    this.#queue.push(this.#now + this.#options.membership.transferIntervalMs, { kind: 'transferCheck' });
+    const leader = this.#leader();
+    if (leader === undefined) return;
+    const others = leader.configuration()!.voters.filter((id) => id !== leader.id);
+    if (others.length === 0) return;
+    const target = this.#random.pick(others);
+    this.#record(`transfer: asking leader ${leader.id} to hand over to ${target}`);
+    leader.input({ kind: 'transfer', targetId: target });
+  }
+
   #onHealPartition(partition: number): void {
     if (partition !== this.#partition || !this.#network.partitioned()) return;
     this.#network.heal();
@@ -318,14 +405,14 @@ class Simulation {
   }
 
   #startMember(member: SimMember): void {
-    this.#checker.onRestart(member.id);
+    this.#checker.onRestart(member.id, member.storage.durableSnapshot());
     member.start();
     const hard = member.storage.durableHardState();
     this.#record(`start ${member.id}: term=${hard.term} vote=${hard.vote ?? '-'} commit=${hard.commit} last=${member.storage.durableLastIndex()}`);
     this.#queue.push(this.#now + this.#random.between(1, this.#options.tickMs), { kind: 'tick', member, incarnation: member.incarnation });
   }
 
-  #memberEnvironment(): ConstructorParameters<typeof SimMember>[3] {
+  #memberEnvironment(): MemberEnvironment {
     return {
       send: (packet) => this.#send(packet),
       scheduleFsync: (member) => {
@@ -335,9 +422,26 @@ class Simulation {
       trace: (text) => this.#record(text),
       coreRng: () => this.#random.fork(),
       onWritten: (member: SimMember, ready: Ready) => {
-        this.#checker.onWritten(member.id, ready.entries, (index) => member.storage.writtenEntryAt(index)?.term);
+        this.#checker.onWritten(member.id, ready.entries, (index) => member.storage.writtenTermAt(index));
       },
       onApplied: (member: SimMember, entry: Entry) => this.#checker.onApplied(member.id, entry),
+      onSnapshot: (member, snapshot, source) => {
+        if (source === 'taken') this.#snapshotsTaken += 1;
+        if (source === 'installed') this.#snapshotsInstalled += 1;
+        this.#checker.onSnapshot(member.id, snapshot, source);
+      },
+      onMembershipProposed: (member, change, result) => {
+        if (result.accepted) this.#membershipChanges += 1;
+        else this.#membershipRefused += 1;
+        this.#record(result.accepted
+          ? `${member.id} appended ${change.type} ${change.id} at ${result.index}/${result.term}: voters ${result.configuration.voters.join(',')} learners ${result.configuration.learners.join(',') || '-'}`
+          : `${member.id} refused ${change.type} ${change.id}: ${result.reason} (${result.detail})`);
+      },
+      onTransferRequested: (member, targetId, result) => {
+        if (result.accepted) this.#transfers += 1;
+        this.#record(result.accepted ? `${member.id} transferring leadership to ${targetId}` : `${member.id} refused transfer to ${targetId}: ${result.detail}`);
+      },
+      onLeader: () => undefined,
     };
   }
 
@@ -361,23 +465,38 @@ class Simulation {
     }
   }
 
-  /** Liveness of the service: every client operation answered, a leader that committed all
-   *  of its log, and a majority of members applied that. */
-  #serviceLive(): boolean {
-    if (!this.#clients.every((client) => client.idle)) return false;
-    const statuses = this.#members.map((member) => member.status());
-    const leader = statuses.find((status) => status?.role === 'leader');
-    if (leader === undefined || leader.commitIndex !== leader.lastIndex) return false;
-    const caughtUp = statuses.filter((status) => status !== undefined && status.appliedIndex === leader.commitIndex).length;
-    return caughtUp > this.#members.length / 2;
+  /** The leader and its configuration, when a leader has committed all of its log. */
+  #settledLeader(): { readonly status: CoreStatus; readonly configuration: Configuration } | undefined {
+    const leader = this.#leader();
+    const status = leader?.status();
+    if (leader === undefined || status === undefined || status.commitIndex !== status.lastIndex) return undefined;
+    return { status, configuration: leader.configuration()! };
   }
 
-  /** Convergence: every member is up, quiet, and has applied the leader's whole log. */
+  /** Liveness of the service: every client operation answered, a leader that committed all
+   *  of its log, and a majority of the voters of its configuration applied that. */
+  #serviceLive(): boolean {
+    if (!this.#clients.every((client) => client.idle)) return false;
+    const leader = this.#settledLeader();
+    if (leader === undefined) return false;
+    const voters = leader.configuration.voters;
+    const caughtUp = voters.filter((id) => this.#memberById.get(id)!.status()?.appliedIndex === leader.status.commitIndex).length;
+    return caughtUp * 2 > voters.length;
+  }
+
+  /** Convergence: every member of the leader's configuration (voters and learners) is up,
+   *  quiet, and has applied the leader's whole log. Members outside it are not waited for. */
   #converged(): boolean {
-    if (!this.#serviceLive() || this.#members.some((member) => member.syncing || member.hasReady())) return false;
-    const statuses = this.#members.map((member) => member.status());
-    const leader = statuses.find((status) => status?.role === 'leader')!;
-    return statuses.every((status) => status !== undefined && status.commitIndex === leader.commitIndex && status.appliedIndex === leader.commitIndex);
+    if (!this.#serviceLive()) return false;
+    const leader = this.#settledLeader()!;
+    const { voters, learners } = leader.configuration;
+    const members = [...voters, ...learners].map((id) => this.#memberById.get(id)!);
+    if (members.some((member) => member.syncing || member.hasReady())) return false;
+    const commit = leader.status.commitIndex;
+    return members.every((member) => {
+      const status = member.status();
+      return status !== undefined && status.commitIndex === commit && status.appliedIndex === commit;
+    });
   }
 
   #convergenceReport(): string {
@@ -387,7 +506,9 @@ class Simulation {
       return `${member.id}:${status.role[0]}${status.term} commit=${status.commitIndex} applied=${status.appliedIndex} last=${status.lastIndex}`;
     });
     const busy = this.#clients.filter((client) => !client.idle).map((client) => client.id);
-    return `${members.join(' ')}; clients busy: ${busy.length === 0 ? 'none' : busy.join(',')}`;
+    const configuration = this.#leader()?.configuration();
+    const voters = configuration === undefined ? 'no leader' : `voters ${configuration.voters.join(',')} learners ${configuration.learners.join(',') || '-'}`;
+    return `${members.join(' ')}; ${voters}; clients busy: ${busy.length === 0 ? 'none' : busy.join(',')}`;
   }
 
   #record(text: string): void {
@@ -410,6 +531,9 @@ class Simulation {
       steps: this.#step, timeMs: this.#now, leaderTerms: this.#checker.leaderTerms(), committedIndex: this.#checker.committedIndex,
       crashes: this.#crashes, partitions: this.#partitions, operations: this.#history.size,
       completed: this.#clients.reduce((sum, client) => sum + client.completed, 0), pending: this.#history.pendingCount(),
+      membershipChanges: this.#membershipChanges, membershipRefused: this.#membershipRefused, transfers: this.#transfers,
+      snapshotsTaken: this.#snapshotsTaken, snapshotsInstalled: this.#snapshotsInstalled, snapshotsChecked: this.#checker.snapshotsChecked,
+      finalVoters: this.#leader()?.configuration()?.voters ?? [],
     };
   }
 }

@@ -5,15 +5,26 @@
 //                        is its index, term, data and the term before it; by induction that fixes
 //                        the whole prefix), over every member's written (durable + unsynced) log;
 //   leader completeness  every committed entry is in the log of every leader of a later term;
-//   state machine safety members apply the same entry at each index, in order from index 1.
-// "Committed" is what members claim (their commit index): the checker tests the claim. Throws
+//   state machine safety members apply the same entry at each index, in order from index 1 (or
+//                        from the snapshot they restored or installed); every snapshot a member
+//                        takes, installs or restarts from carries the term of the entry applied
+//                        at its index and exactly the KV state (values and sessions) that a
+//                        reference state machine reaches by applying the applied sequence to it;
+//   commit quorum        when a leader's commit index advances, a majority of the voters of the
+//                        configuration in force at that leader durably hold the entry (in their
+//                        durable log, or under their durable snapshot): a leader that counted an
+//                        acknowledgement before its fsync, or the wrong voters, is caught.
+// Entries compacted into a member's snapshot are not in its log; the checks skip them there, as
+// the snapshot that covers them was verified. "Committed" is what members claim (their commit
+// index): the checker tests the claim. Throws
 // SafetyViolation, whose kinds also name the simulator's other findings (liveness, convergence,
 // linearizability, failed assertions); must not change anything it looks at.
-import type { CoreStatus, Entry } from '../../../raft/core/index.ts';
+import type { Configuration, CoreStatus, Entry, EntryType, Snapshot } from '../../../raft/core/index.ts';
+import { KvStateMachine } from '../kv.ts';
 
 export type ViolationKind =
   | 'election-safety' | 'log-matching' | 'leader-completeness' | 'state-machine-safety'
-  | 'liveness' | 'convergence' | 'linearizability' | 'assertion' | 'simulator';
+  | 'commit-quorum' | 'liveness' | 'convergence' | 'linearizability' | 'assertion' | 'simulator';
 
 export class SafetyViolation extends Error {
   readonly kind: ViolationKind;
@@ -29,9 +40,16 @@ export interface MemberView {
   readonly id: string;
   /** Undefined while the member is down. */
   status(): CoreStatus | undefined;
-  /** The core's in-memory log. */
+  /** The core's in-memory log (above status().offsetIndex). */
   entryAt(index: number): Entry;
+  /** The configuration in force at the member (latest in its log); undefined while down. */
+  configuration(): Configuration | undefined;
+  /** Whether its durable storage holds entry `index` of `term` (in the log or under a snapshot). */
+  durablyHolds(index: number, term: number): boolean;
 }
+
+/** How a snapshot reached a member. */
+export type SnapshotSource = 'taken' | 'installed' | 'restored';
 
 interface EntryIdentity {
   readonly data: Uint8Array;
@@ -42,6 +60,7 @@ interface EntryIdentity {
 interface LogPoint {
   readonly term: number;
   readonly data: Uint8Array;
+  readonly type: EntryType;
 }
 
 export class SafetyChecker {
@@ -55,6 +74,16 @@ export class SafetyChecker {
   readonly #commitChecked = new Map<string, number>();
   /** Term in which each member was last seen leading and checked for completeness. */
   readonly #leaderChecked = new Map<string, number>();
+  /** Each leader's commit index when last seen, to check each advance for a durable quorum. */
+  readonly #leaderCommit = new Map<string, { readonly term: number; readonly commit: number }>();
+  /** Reference state machine over the applied sequence, and canonical snapshots by index. */
+  #reference = new KvStateMachine();
+  readonly #referenceAt = new Map<number, Uint8Array>();
+  #snapshotsChecked = 0;
+
+  get snapshotsChecked(): number {
+    return this.#snapshotsChecked;
+  }
 
   get committedIndex(): number {
     return this.#committed.length;
@@ -90,7 +119,7 @@ export class SafetyChecker {
     this.#appliedIndex.set(member, entry.index);
     const known = this.#applied[entry.index - 1];
     if (known === undefined) {
-      this.#applied.push({ term: entry.term, data: entry.data });
+      this.#applied.push({ term: entry.term, data: entry.data, type: entry.type ?? 'normal' });
       return;
     }
     if (known.term !== entry.term || !sameBytes(known.data, entry.data)) {
@@ -99,18 +128,55 @@ export class SafetyChecker {
     }
   }
 
-  /** A member restarted from durable state: it applies from index 1 again and re-claims commits. */
-  onRestart(member: string): void {
+  /** A member restarted from durable state: it applies from its snapshot (or 1) again and re-claims commits. */
+  onRestart(member: string, snapshot: Snapshot | undefined): void {
     this.#appliedIndex.set(member, 0);
     this.#commitChecked.set(member, 0);
     this.#leaderChecked.delete(member);
+    this.#leaderCommit.delete(member);
+    if (snapshot !== undefined) this.onSnapshot(member, snapshot, 'restored');
+  }
+
+  /**
+   * `member` took a snapshot of its state machine, installed one from the leader, or restarted
+   * from one. It must be of an applied entry (same term) and hold exactly the reference state
+   * there; a member that installs or restores it continues applying after its index.
+   */
+  onSnapshot(member: string, snapshot: Snapshot, source: SnapshotSource): void {
+    const { index, term } = snapshot.meta;
+    const known = this.#applied[index - 1];
+    if (index === 0 || known === undefined) {
+      throw new SafetyViolation('state-machine-safety', `${member} ${source} a snapshot at ${index}/${term}, which no member applied`);
+    }
+    if (known.term !== term) {
+      throw new SafetyViolation('state-machine-safety', `${member} ${source} a snapshot at ${index}/${term}, but ${index}/${known.term} was applied`);
+    }
+    const expected = this.#referenceSnapshot(index);
+    if (!sameBytes(expected, snapshot.data)) {
+      throw new SafetyViolation('state-machine-safety',
+        `${member} ${source} a snapshot at ${index} holding ${show(snapshot.data)}, but the applied entries give ${show(expected)}`);
+    }
+    this.#snapshotsChecked += 1;
+    if (source === 'taken') {
+      if (this.#appliedIndex.get(member) !== index) throw new SafetyViolation('state-machine-safety', `${member} took a snapshot at ${index} but applied ${this.#appliedIndex.get(member) ?? 0}`);
+      return;
+    }
+    const applied = this.#appliedIndex.get(member) ?? 0;
+    if (index < applied) throw new SafetyViolation('state-machine-safety', `${member} ${source} a snapshot at ${index} after applying ${applied}`);
+    this.#appliedIndex.set(member, index);
+    this.#commitChecked.set(member, Math.max(this.#commitChecked.get(member) ?? 0, index));
   }
 
   afterStep(members: readonly MemberView[]): void {
     const statuses = members.map((member) => ({ member, status: member.status() }));
     for (const { member, status } of statuses) {
       if (status === undefined) continue;
-      if (status.role === 'leader') this.#checkLeader(member, status);
+      if (status.role === 'leader') {
+        this.#checkLeader(member, status);
+        this.#checkCommitQuorum(member, status, members);
+      } else {
+        this.#leaderCommit.delete(member.id);
+      }
       this.#checkCommitClaim(member, status, statuses);
     }
   }
@@ -125,6 +191,41 @@ export class SafetyChecker {
     }
   }
 
+  /** A leader's commit index advanced in its term: a majority of its voters durably hold the entry. */
+  #checkCommitQuorum(member: MemberView, status: CoreStatus, members: readonly MemberView[]): void {
+    const seen = this.#leaderCommit.get(member.id);
+    this.#leaderCommit.set(member.id, { term: status.term, commit: status.commitIndex });
+    if (seen === undefined || seen.term !== status.term || status.commitIndex <= seen.commit) return;
+    const index = status.commitIndex;
+    const term = member.entryAt(index).term;
+    const voters = member.configuration()?.voters ?? [];
+    const holding = voters.filter((voter) => members.find((view) => view.id === voter)?.durablyHolds(index, term) === true);
+    if (holding.length * 2 <= voters.length) {
+      throw new SafetyViolation('commit-quorum',
+        `leader ${member.id} of term ${status.term} committed ${index}/${term}, but only ${holding.join(',') || 'none'} of voters ${voters.join(',')} hold it durably`);
+    }
+  }
+
+  /** The reference state machine's snapshot bytes after applying the applied sequence through `index`. */
+  #referenceSnapshot(index: number): Uint8Array {
+    const memo = this.#referenceAt.get(index);
+    if (memo !== undefined) return memo;
+    let reference = this.#reference;
+    if (index < reference.appliedIndex) {
+      // An older point than the running reference: replay from the nearest memo below it.
+      const base = Math.max(0, ...[...this.#referenceAt.keys()].filter((at) => at < index));
+      reference = new KvStateMachine();
+      if (base > 0) reference.restore(this.#referenceAt.get(base)!, base);
+    }
+    for (let at = reference.appliedIndex + 1; at <= index; at += 1) {
+      const point = this.#applied[at - 1]!;
+      reference.apply(at, point.data, point.type);
+    }
+    const bytes = reference.snapshot();
+    this.#referenceAt.set(index, bytes);
+    return bytes;
+  }
+
   #checkLeader(member: MemberView, status: CoreStatus): void {
     const leader = this.#leaderOfTerm.get(status.term);
     if (leader !== undefined && leader !== member.id) {
@@ -133,7 +234,7 @@ export class SafetyChecker {
     this.#leaderOfTerm.set(status.term, member.id);
     if (this.#leaderChecked.get(member.id) === status.term) return;
     this.#leaderChecked.set(member.id, status.term);
-    for (let index = 1; index <= this.#committed.length; index += 1) {
+    for (let index = status.offsetIndex + 1; index <= this.#committed.length; index += 1) {
       const committed = this.#committed[index - 1]!;
       if (committed.term < status.term) this.#requireEntry(member, status, index, committed);
     }
@@ -141,8 +242,10 @@ export class SafetyChecker {
 
   #checkCommitClaim(member: MemberView, status: CoreStatus, all: readonly { member: MemberView; status: CoreStatus | undefined }[]): void {
     const checked = this.#commitChecked.get(member.id) ?? 0;
-    for (let index = checked + 1; index <= status.commitIndex; index += 1) {
+    for (let index = Math.max(checked, status.offsetIndex) + 1; index <= status.commitIndex; index += 1) {
       const entry = member.entryAt(index);
+      // Entries under a snapshot were never claimed here: they are applied ones (verified).
+      while (this.#committed.length < index - 1) this.#committed.push(this.#appliedPoint(this.#committed.length + 1, member.id));
       const known = this.#committed[index - 1];
       if (known !== undefined) {
         if (known.term !== entry.term || !sameBytes(known.data, entry.data)) {
@@ -151,7 +254,7 @@ export class SafetyChecker {
         }
         continue;
       }
-      const point = { term: entry.term, data: entry.data };
+      const point = { term: entry.term, data: entry.data, type: entry.type ?? 'normal' };
       this.#committed.push(point);
       for (const other of all) {
         if (other.status?.role === 'leader' && other.status.term > entry.term) this.#requireEntry(other.member, other.status, index, point);
@@ -160,7 +263,14 @@ export class SafetyChecker {
     this.#commitChecked.set(member.id, Math.max(checked, status.commitIndex));
   }
 
+  #appliedPoint(index: number, member: string): LogPoint {
+    const point = this.#applied[index - 1];
+    if (point === undefined) throw new SafetyViolation('state-machine-safety', `${member} claims commits past ${index}, which nobody applied or claimed`);
+    return point;
+  }
+
   #requireEntry(member: MemberView, status: CoreStatus, index: number, committed: LogPoint): void {
+    if (index <= status.offsetIndex) return; // under its snapshot, verified when it got it
     const present = index <= status.lastIndex ? member.entryAt(index) : undefined;
     if (present === undefined || present.term !== committed.term || !sameBytes(present.data, committed.data)) {
       const found = present === undefined ? 'nothing' : `${index}/${present.term}`;
@@ -172,8 +282,9 @@ export class SafetyChecker {
 
 function compareLogs(left: MemberView, right: MemberView): void {
   const last = Math.min(left.status()!.lastIndex, right.status()!.lastIndex);
+  const first = Math.max(left.status()!.offsetIndex, right.status()!.offsetIndex) + 1;
   let matched = false;
-  for (let index = last; index >= 1; index -= 1) {
+  for (let index = last; index >= first; index -= 1) {
     const a = left.entryAt(index);
     const b = right.entryAt(index);
     if (a.term !== b.term) {

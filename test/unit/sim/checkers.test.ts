@@ -11,9 +11,12 @@ const entry = (index: number, term: number, text: string): Entry => ({ index, te
 
 function view(id: string, log: Entry[], role: CoreStatus['role'], term: number, commitIndex: number): MemberView {
   const status: CoreStatus = {
-    id, role, term, leaderId: role === 'leader' ? id : undefined, commitIndex, appliedIndex: 0, stableIndex: log.length, lastIndex: log.length,
+    id, role, term, leaderId: role === 'leader' ? id : undefined, commitIndex, appliedIndex: 0, stableIndex: log.length, lastIndex: log.length, offsetIndex: 0,
   } as CoreStatus;
-  return { id, status: () => status, entryAt: (index) => log[index - 1]! };
+  return {
+    id, status: () => status, entryAt: (index) => log[index - 1]!,
+    configuration: () => ({ voters: ['a', 'b', 'c'], learners: [] }), durablyHolds: (index, held) => log[index - 1]?.term === held,
+  };
 }
 
 function ready(entries: Entry[], term: number): Ready {
@@ -51,7 +54,7 @@ describe('safety checker', () => {
     checker.onApplied('a', entry(1, 1, 'x'));
     expect(() => checker.onApplied('b', entry(1, 1, 'y'))).toThrow(/state-machine-safety/);
     expect(() => checker.onApplied('a', entry(3, 1, 'z'))).toThrow(/state-machine-safety/);
-    checker.onRestart('a');
+    checker.onRestart('a', undefined);
     expect(() => checker.onApplied('a', entry(1, 1, 'x'))).not.toThrow();
   });
 });

@@ -98,7 +98,9 @@ describe('simulator - a broken protocol is caught', () => {
   it('commits without a quorum (forged append acknowledgements) violate safety', () => {
     const results = runSeeds(1, 40, { corruptRaftMessage: forgeAcknowledgements });
     const kinds = new Set(results.flatMap((result) => (result.violation === undefined ? [] : [result.violation.kind])));
-    expect([...kinds].some((kind) => ['leader-completeness', 'state-machine-safety', 'log-matching', 'linearizability'].includes(kind))).toBe(true);
+    // The commit-quorum check sees the first commit that no durable majority backs, before it
+    // turns into a lost entry (leader completeness, state machine safety or linearizability).
+    expect([...kinds]).toContain('commit-quorum');
   }, 60_000);
 
   it('granting every vote (no one-vote-per-term check) violates election safety', () => {
