@@ -14,3 +14,5 @@ export type { GaugeSource, LabeledGaugeSource, LabeledValue } from './metrics.ts
 export { clusterView } from './cluster-view.ts';
 export type { ApiReplicaView, ClusterView, StoreMemberView } from './cluster-view.ts';
 export type { LifecycleHistoryEntry, MachineView, ObjectLifecycleView } from './console/view-types.ts';
+export { parseFeatureGates } from './endpoints/corrupt.ts';
+export type { FeatureGates } from './endpoints/corrupt.ts';

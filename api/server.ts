@@ -21,6 +21,8 @@ import type { GaugeSource, LabeledGaugeSource } from './metrics.ts';
 import { clusterViewPlugin } from './cluster-view.ts';
 import type { ClusterView } from './cluster-view.ts';
 import { consoleDistDefault, consolePlugin } from './console/serve.ts';
+import { featureGatesDefault } from './endpoints/corrupt.ts';
+import type { FeatureGates } from './endpoints/corrupt.ts';
 import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
 import { bodyDrainBytesMax, registerBodyLimit } from './body-limit.ts';
@@ -55,6 +57,8 @@ export interface ServerOptions {
   readonly clusterView?: () => ClusterView;
   /** The built web console served at /console/ (default api/console/dist). */
   readonly consoleDist?: string;
+  /** --feature-gates (default: every alpha gate off). */
+  readonly featureGates?: FeatureGates;
 }
 
 /**
@@ -112,6 +116,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   const context: EndpointContext = {
     store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? bookmarkIntervalMsDefault, metrics,
+    featureGates: options.featureGates ?? featureGatesDefault, authorizers: options.authorizers,
   };
   await app.register(authnPlugin, { authenticators: [...options.authenticators] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });

@@ -9,6 +9,8 @@ import { parseApiFlags, runApi } from './roles/api.ts';
 import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
 import { parseControllersFlag } from '../actors/controllers/index.ts';
+import { parseFeatureGates } from '../api/index.ts';
+import type { FeatureGates } from '../api/index.ts';
 import type { EventsReplicas } from './event-stream/index.ts';
 
 const usage = `Usage: kstore <command> [flags]
@@ -37,6 +39,9 @@ Flags for server:
                           disables; tokencleaner and bootstrapsigner are off unless named, e.g.
                           --controllers '*,tokencleaner,bootstrapsigner' (default '*'); expired
                           bootstrap tokens are always marked expired, tokencleaner deletes them
+  --feature-gates <list>  alpha features, kube style: AllowUnsafeMalformedObjectDeletion=true lets a
+                          DELETE with ignoreStoreReadErrorWithClusterBreakingPotential remove an
+                          object that cannot be decoded (default: all off)
   -h, --help              show this help
 
 Flags for store:
@@ -64,6 +69,7 @@ Flags for api:
   --name <name>           this replica's name on the console's cluster page (default host:port)
   --enable-bootstrap-token-auth
                           accept bootstrap tokens, as for server
+  --feature-gates <list>  alpha features, as for server
   -h, --help              show this help
 `;
 
@@ -74,6 +80,8 @@ export interface ServerFlags {
   readonly tlsSans: readonly string[];
   /** --enable-bootstrap-token-auth */
   readonly enableBootstrapTokenAuth: boolean;
+  /** --feature-gates, parsed. */
+  readonly featureGates: FeatureGates;
   /** --controllers, parsed (parseControllersFlag): '*', '<name>', '-<name>' with canonical names. */
   readonly controllers: readonly string[];
 }
@@ -87,6 +95,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
       'data-dir': { type: 'string', default: '.kstore' },
       'tls-san': { type: 'string', multiple: true, default: [] },
       'enable-bootstrap-token-auth': { type: 'boolean', default: false },
+      'feature-gates': { type: 'string' },
       controllers: { type: 'string', default: '*' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -99,6 +108,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
   return {
     port, bindAddress: values['bind-address'], dataDir: values['data-dir'], tlsSans: values['tls-san'],
     enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'], controllers: parseControllersFlag(values.controllers),
+    featureGates: parseFeatureGates(values['feature-gates']),
   };
 }
 

@@ -14,6 +14,8 @@ import type { StoreClient } from '../store-client.ts';
 import type { WatchCache } from '../watchcache/watch-cache.ts';
 import { badRequest, invalid } from '../status.ts';
 import type { Target } from './target.ts';
+import type { Authorizer } from '../authz.ts';
+import type { FeatureGates } from './corrupt.ts';
 
 export interface EndpointContext {
   readonly store: StoreClient;
@@ -27,6 +29,10 @@ export interface EndpointContext {
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK. */
   readonly bookmarkIntervalMs: number;
   readonly metrics: ApiMetrics;
+  /** Alpha features switched on with --feature-gates. */
+  readonly featureGates: FeatureGates;
+  /** The authorizer chain, for checks beyond the request's own verb (unsafe delete). */
+  readonly authorizers: readonly Authorizer[];
 }
 
 export type Query = Readonly<Record<string, string | string[] | undefined>>;

@@ -12,6 +12,7 @@ import { causeOf, isDryRun, listOf, queryString, requestBody, respond } from './
 import { expectObject } from './results.ts';
 import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
+import { handleUnsafeDelete, readable, unsafeDeleteOption } from './corrupt.ts';
 
 interface DeleteOptions {
   readonly preconditions?: Preconditions;
@@ -51,13 +52,39 @@ function readDeleteOptions(request: FastifyRequest): DeleteOptions {
   };
 }
 
+/**
+ * The decoded DeleteOptions (body, else query) as given, for the corrupt-object path's checks;
+ * `unsafe` when ignoreStoreReadErrorWithClusterBreakingPotential is true and the gate is on
+ * (with the gate off kube-apiserver drops the option, so the normal path runs).
+ */
+function unsafeDeleteRequest(request: FastifyRequest, context: EndpointContext): Readonly<Record<string, unknown>> | undefined {
+  if (!context.featureGates.AllowUnsafeMalformedObjectDeletion) return undefined;
+  const query = request.query as Query;
+  const raw = requestBody(request);
+  const body = raw.length === 0 || (typeof raw === 'string' && raw.trim() === '') ? {} : decodeBody(request.headers['content-type'], raw);
+  const options = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const flag = options[unsafeDeleteOption] ?? queryString(query, unsafeDeleteOption);
+  if (flag !== true && flag !== 'true') return undefined;
+  return {
+    ...options,
+    ...(options['dryRun'] === undefined && queryString(query, 'dryRun') !== undefined ? { dryRun: queryString(query, 'dryRun') } : {}),
+    ...(options['gracePeriodSeconds'] === undefined && queryString(query, 'gracePeriodSeconds') !== undefined ? { gracePeriodSeconds: queryString(query, 'gracePeriodSeconds') } : {}),
+    ...(options['propagationPolicy'] === undefined && queryString(query, 'propagationPolicy') !== undefined ? { propagationPolicy: queryString(query, 'propagationPolicy') } : {}),
+    ...(options['orphanDependents'] === undefined && queryString(query, 'orphanDependents') !== undefined ? { orphanDependents: queryString(query, 'orphanDependents') } : {}),
+  };
+}
+
 export async function handleDelete(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   if (target.name === undefined) return handleDeleteCollection(request, reply, target, context);
   const name = target.name;
+  const unsafe = unsafeDeleteRequest(request, context);
+  if (unsafe !== undefined) return handleUnsafeDelete(request, reply, target, context, context.authorizers, unsafe);
   const options = readDeleteOptions(request);
   const key = objectKey(target, name);
+  // A normal delete reads the object first (as kube's does): a corrupt one is a 500.
+  await context.store.readIndex();
+  readable(target, context.store.get(key));
   if (isDryRun(request.query as Query, 'DeleteOptions')) {
-    await context.store.readIndex();
     const current = context.store.get(key);
     const result = current ? { type: 'stored' as const, object: current, revision: 0 } : { type: 'notFound' as const };
     return respond(request, reply, 200, expectObject(result, target, name).object);
@@ -79,6 +106,9 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
 /** Deletes every object of the collection that matches the selectors; returns them as a list. */
 async function handleDeleteCollection(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const query = request.query as Query;
+  if (unsafeDeleteRequest(request, context) !== undefined) {
+    throw invalid('meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueInvalid', field: unsafeDeleteOption, message: 'Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option' }]);
+  }
   const options = readDeleteOptions(request);
   const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector'), target.kind.fieldSelectors));
   const dryRun = isDryRun(query, 'DeleteOptions');

@@ -7,6 +7,7 @@ import { checkSubresource } from './subresource.ts';
 import { toTable } from '../table.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { queryString, respond } from './context.ts';
+import { readable } from './corrupt.ts';
 import { getSemantic, settleRead } from './read-consistency.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
@@ -17,7 +18,7 @@ export async function handleGet(request: FastifyRequest, reply: FastifyReply, ta
   if (target.subresource !== undefined) checkSubresource(target, 'get');
   const format = negotiate(request.headers.accept, true);
   await settleRead(getSemantic(query), context);
-  const object = context.store.get(objectKey(target, name));
+  const object = readable(target, context.store.get(objectKey(target, name)));
   if (!object) throw notFound({ group: target.kind.group, resource: target.kind.resource }, name);
   if (format.type === 'table') {
     const table = toTable(target.kind, [object], { includeObject: includeObjectOf(query), listMeta: { resourceVersion: object.metadata.resourceVersion ?? '' } });

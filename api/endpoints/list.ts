@@ -14,6 +14,7 @@ import { includeObjectOf } from './get.ts';
 import { encodeContinue, expiredVersion, listSemantic, settleRead } from './read-consistency.ts';
 import { collectionKey } from './target.ts';
 import type { Target } from './target.ts';
+import { readable } from './corrupt.ts';
 
 interface Chunk {
   readonly items: readonly KubeObject[];
@@ -57,6 +58,8 @@ export async function handleList(request: FastifyRequest, reply: FastifyReply, t
   const query = request.query as Query;
   const format = negotiate(request.headers.accept, true);
   const chunk = await readChunk(target, query, context);
+  // One corrupt item fails the list, as kube-apiserver's storage does.
+  for (const item of chunk.items) readable(target, item);
   const metadata = {
     resourceVersion: String(chunk.revision),
     ...(chunk.continueToken ? { continue: chunk.continueToken } : {}),

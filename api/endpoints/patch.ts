@@ -14,6 +14,7 @@ import { prepareUpdate } from './prepare.ts';
 import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
+import { readable } from './corrupt.ts';
 
 /** Re-reads after a concurrent write; kube's GuaranteedUpdate retries without bound, we stop at 5. */
 const patchAttemptsMax = 5;
@@ -60,7 +61,7 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
   const key = objectKey(target, name);
   await context.store.readIndex();
   for (let attempt = 1; ; attempt++) {
-    const current = context.store.get(key);
+    const current = readable(target, context.store.get(key));
     if (!current) throw notFound(qualified, name);
     const object = patched(current, patch, apply, target, name);
     if (object.metadata.name !== name) throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);

@@ -12,6 +12,7 @@ import { checkSubresource, mergeSubresource } from './subresource.ts';
 import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
+import { readable } from './corrupt.ts';
 
 export async function handleUpdate(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const name = target.name;
@@ -24,7 +25,7 @@ export async function handleUpdate(request: FastifyRequest, reply: FastifyReply,
   }
   const key = objectKey(target, name);
   await context.store.readIndex();
-  const old = context.store.get(key);
+  const old = readable(target, context.store.get(key));
   if (subresource !== undefined) {
     if (!old) throw notFound({ group: target.kind.group, resource: target.kind.resource }, name);
     object = mergeSubresource(subresource, old, object);

@@ -65,6 +65,19 @@ function describeTypeError(error: ErrorObject): string {
 }
 
 /**
+ * Why a stored object cannot be decoded as its kind (a type error, as a decoder would meet it),
+ * or undefined when it can. Unknown fields are tolerated, as a decoder drops them. A stored object
+ * that fails is corrupt (the spec's corrupt-object path): written by something that bypassed
+ * this API's validation, or by a version whose schema differs.
+ */
+export function decodeProblem(kind: ResourceKind, object: KubeObject): string | undefined {
+  const validate = validatorFor(kind);
+  if (validate(object)) return undefined;
+  const typeErrors = (validate.errors ?? []).filter((error) => error.keyword !== 'additionalProperties');
+  return typeErrors.length === 0 ? undefined : typeErrors.map(describeTypeError).join('; ');
+}
+
+/**
  * Checks types and handles unknown fields in place (they are removed). Returns the warnings to
  * send (Warn level). Throws 400 for a type error or, under Strict, for unknown fields.
  */

@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
-import { bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, discoveryAuthorizer, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import { bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, discoveryAuthorizer, parseFeatureGates, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import type { FeatureGates } from '../../api/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { EventStreamReader } from '../event-stream/index.ts';
 import { ObjectReplica } from '../object-replica.ts';
@@ -31,6 +32,8 @@ export interface ApiFlags {
   readonly name?: string;
   /** --enable-bootstrap-token-auth: bootstrap tokens from the replica's copy of kube-system secrets. */
   readonly enableBootstrapTokenAuth?: boolean;
+  /** --feature-gates, parsed. */
+  readonly featureGates?: FeatureGates;
 }
 
 /** Parses `kstore api` flags; undefined for --help. */
@@ -41,7 +44,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
       nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' },
       cluster: { type: 'string', default: 'kstore' }, group: { type: 'string', default: 'main' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'client-ca-file': { type: 'string' },
-      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, 'feature-gates': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help === true) return undefined;
@@ -63,6 +66,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
     natsServers, port, bindAddress: values['bind-address'], cluster: values.cluster, group: values.group,
     tlsCertFile: cert, tlsPrivateKeyFile: key, clientCaFile: ca, ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
     ...(values.name === undefined || values.name === '' ? {} : { name: values.name }), enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
+    featureGates: parseFeatureGates(values['feature-gates']),
   };
 }
 
@@ -118,6 +122,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     tls: { key, cert, clientCa },
     authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth === true ? [bootstrapTokenAuthenticator(client)] : [])],
     authorizers: [systemMastersAuthorizer, ...(flags.enableBootstrapTokenAuth === true ? [discoveryAuthorizer] : [])],
+    ...(flags.featureGates === undefined ? {} : { featureGates: flags.featureGates }),
     ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),
     gauges: [
       { name: 'kstore_api_replica_revision', help: 'Revision the API replica\'s copy of the store reflects.', read: () => replica.currentRevision() },

@@ -69,6 +69,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
     authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(client)] : [])],
     authorizers: [systemMastersAuthorizer, ...(flags.enableBootstrapTokenAuth ? [discoveryAuthorizer] : [])],
+    featureGates: flags.featureGates,
     gauges: [
       { name: 'kstore_raft_term', help: 'Current Raft term of this member.', read: () => store.node.status().term },
       { name: 'kstore_raft_commit_index', help: 'Highest Raft index known committed.', read: () => store.node.status().commitIndex },

@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ClusterState, commandVersion, encodeCommand } from '../../../actors/index.ts';
 import type { ChangeEvent, Command, CommandResult } from '../../../actors/index.ts';
 import { buildServer, StoreClient, systemMastersAuthorizer } from '../../../api/index.ts';
-import type { ApiServer, Authenticator, StoreBackend } from '../../../api/index.ts';
+import type { ApiServer, Authenticator, Authorizer, FeatureGates, StoreBackend } from '../../../api/index.ts';
 
 export class ImmediateBackend implements StoreBackend {
   readonly state = new ClusterState();
@@ -58,6 +58,9 @@ export interface Harness {
 export interface HarnessOptions {
   readonly watchCacheEventsMax?: number;
   readonly bookmarkIntervalMs?: number;
+  readonly featureGates?: FeatureGates;
+  /** Default: system:masters may do anything. */
+  readonly authorizers?: readonly Authorizer[];
 }
 
 export async function startHarness(namespaces: readonly string[] = ['default', 't'], options: HarnessOptions = {}): Promise<Harness> {
