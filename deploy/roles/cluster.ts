@@ -59,6 +59,7 @@ Flags:
                            '*,tokencleaner,bootstrapsigner'
   --enable-bootstrap-token-auth
                            API replicas accept bootstrap tokens (up only)
+  --feature-gates <list>   the API replicas' alpha features, e.g. AllowUnsafeMalformedObjectDeletion=true (up only)
   --json                   machine-readable status (status only)
 `;
 
@@ -102,6 +103,8 @@ export interface ClusterFile {
   readonly controllers?: string;
   /** Whether the API replicas accept bootstrap tokens. */
   readonly bootstrapTokenAuth?: boolean;
+  /** --feature-gates of the API replicas, as given ('' for none). */
+  readonly featureGates?: string;
   readonly versions: { readonly kstore: string; readonly node: string; readonly natsServer: string };
   readonly startedAt: string;
 }
@@ -115,6 +118,7 @@ interface UpFlags {
   readonly portBase: number | undefined;
   readonly controllers: string;
   readonly bootstrapTokenAuth: boolean;
+  readonly featureGates: string;
 }
 
 function positiveInt(value: string, flag: string, min: number): number {
@@ -139,6 +143,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
       'port-base': { type: 'string' },
       controllers: { type: 'string', default: '*' },
       'enable-bootstrap-token-auth': { type: 'boolean', default: false },
+      'feature-gates': { type: 'string', default: '' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -153,7 +158,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
     up: {
       dataDir: path.resolve(values['data-dir']), stores: positiveInt(values.stores, '--stores', 1), apis: positiveInt(values.apis, '--apis', 0),
       natsServers: positiveInt(values['nats-servers'], '--nats-servers', 1), eventsMaxAge: values['events-max-age'], portBase,
-      controllers: values.controllers, bootstrapTokenAuth: values['enable-bootstrap-token-auth'],
+      controllers: values.controllers, bootstrapTokenAuth: values['enable-bootstrap-token-auth'], featureGates: values['feature-gates'],
     },
   };
 }
@@ -422,10 +427,10 @@ function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrl
 }
 
 /** The command line of an API replica `up` starts (also when it restarts a dead one). */
-function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string; bootstrapTokenAuth: boolean }): string[] {
+function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string; bootstrapTokenAuth: boolean; featureGates: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', replica.natsUrls.join(','), '--port', String(replica.port), '--bind-address', '127.0.0.1',
     '--tls-cert-file', replica.pki.paths.serverCert, '--tls-private-key-file', replica.pki.paths.serverKey, '--client-ca-file', replica.pki.paths.caCert,
-    '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name, ...(replica.bootstrapTokenAuth ? ['--enable-bootstrap-token-auth'] : [])];
+    '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name, ...(replica.bootstrapTokenAuth ? ['--enable-bootstrap-token-auth'] : []), ...(replica.featureGates === '' ? [] : ['--feature-gates', replica.featureGates])];
 }
 
 /** Reports why `up` failed (with the failing log's tail), stops what it started, exit code 1. */
@@ -479,7 +484,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
   const write = async (): Promise<ClusterFile> => {
     const file: ClusterFile = {
       cluster: clusterName, group: groupName, dataDir, natsUrls: nats.map((server) => server.url), nats, stores, apis, kubeconfig,
-      eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, bootstrapTokenAuth: flags.bootstrapTokenAuth,
+      eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, bootstrapTokenAuth: flags.bootstrapTokenAuth, featureGates: flags.featureGates,
       versions,
       startedAt: new Date().toISOString(),
     };
@@ -558,7 +563,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, bootstrapTokenAuth: flags.bootstrapTokenAuth }), log);
+        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, bootstrapTokenAuth: flags.bootstrapTokenAuth, featureGates: flags.featureGates }), log);
         started.push({ name: `api ${name}`, pid });
         apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
         await write();
@@ -620,7 +625,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       }
       const pki = await ensurePki(file.dataDir, []);
       const from = logSize(api.log);
-      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, bootstrapTokenAuth: file.bootstrapTokenAuth ?? false }), api.log);
+      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, bootstrapTokenAuth: file.bootstrapTokenAuth ?? false, featureGates: file.featureGates ?? '' }), api.log);
       started.push({ name: `api ${api.name}`, pid });
       await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
       restarted.push(`api ${api.name} (pid ${pid})`);
