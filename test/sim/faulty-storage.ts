@@ -91,9 +91,12 @@ export class FaultyStorage {
     this.#record({ kind: 'snapshot', snapshot });
   }
 
+  /** Told of every hard state that becomes durable (at a sync, or kept by a torn write). */
+  onDurableHardState: ((hardState: HardState) => void) | undefined = undefined;
+
   /** fsync: every write so far is durable. */
   sync(): void {
-    for (const record of this.#unsynced) this.#durable.apply(record);
+    for (const record of this.#unsynced) this.#applyDurably(record);
     this.#unsynced = [];
     assert(this.#durable.lastIndex === this.#written.lastIndex && this.#durable.offset === this.#written.offset,
       'a sync leaves durable and written logs equal');
@@ -110,7 +113,7 @@ export class FaultyStorage {
   /** Loses unsynced writes except the first `recordsKept` (0 for a clean loss). */
   crash(recordsKept: number): void {
     assert(recordsKept >= 0 && recordsKept <= this.#unsynced.length, `cannot keep ${recordsKept} of ${this.#unsynced.length} records`);
-    for (const record of this.#unsynced.slice(0, recordsKept)) this.#durable.apply(record);
+    for (const record of this.#unsynced.slice(0, recordsKept)) this.#applyDurably(record);
     this.#unsynced = [];
     this.#written = this.#durable.copy();
   }
@@ -163,6 +166,11 @@ export class FaultyStorage {
   durablyHolds(index: number, term: number): boolean {
     if (index < this.#durable.offset) return true;
     return this.#durable.termAt(index) === term;
+  }
+
+  #applyDurably(record: StorageRecord): void {
+    this.#durable.apply(record);
+    if (record.kind === 'hardState') this.onDurableHardState?.(record.hardState);
   }
 
   #record(record: StorageRecord): void {

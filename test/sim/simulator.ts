@@ -145,7 +145,10 @@ class Simulation {
       id: member.id, status: () => member.status(), entryAt: (index: number) => member.entryAt(index),
       configuration: () => member.configuration(), durablyHolds: (index: number, term: number) => member.storage.durablyHolds(index, term),
     }));
-    for (const member of this.#members) this.#memberById.set(member.id, member);
+    for (const member of this.#members) {
+      this.#memberById.set(member.id, member);
+      member.storage.onDurableHardState = (hardState) => this.#checker.onDurableHardState(member.id, hardState);
+    }
     this.#clients = Array.from({ length: options.clients.clientCount }, (_, position) =>
       new SimClient(`c${position + 1}`, ids, options.clients, random, this.#history, this.#clientEnvironment()));
     for (const client of this.#clients) this.#clientById.set(client.id, client);

@@ -19,12 +19,12 @@
 // index): the checker tests the claim. Throws
 // SafetyViolation, whose kinds also name the simulator's other findings (liveness, convergence,
 // linearizability, failed assertions); must not change anything it looks at.
-import type { Configuration, CoreStatus, Entry, EntryType, Snapshot } from '../../../raft/core/index.ts';
+import type { Configuration, CoreStatus, Entry, EntryType, HardState, Snapshot } from '../../../raft/core/index.ts';
 import { KvStateMachine } from '../kv.ts';
 
 export type ViolationKind =
   | 'election-safety' | 'log-matching' | 'leader-completeness' | 'state-machine-safety'
-  | 'commit-quorum' | 'liveness' | 'convergence' | 'linearizability' | 'assertion' | 'simulator';
+  | 'commit-quorum' | 'membership' | 'liveness' | 'convergence' | 'linearizability' | 'assertion' | 'simulator';
 
 export class SafetyViolation extends Error {
   readonly kind: ViolationKind;
@@ -75,7 +75,11 @@ export class SafetyChecker {
   /** Term in which each member was last seen leading and checked for completeness. */
   readonly #leaderChecked = new Map<string, number>();
   /** Each leader's commit index when last seen, to check each advance for a durable quorum. */
-  readonly #leaderCommit = new Map<string, { readonly term: number; readonly commit: number }>();
+  readonly #leaderCommit = new Map<string, { readonly term: number; readonly commit: number; readonly voters: readonly string[] }>();
+  /** Durable votes ever cast: term → voter → candidate. */
+  readonly #votes = new Map<number, Map<string, string>>();
+  /** Each leader's configuration when last seen in its term, and the index of the entry that set it. */
+  readonly #leaderConfiguration = new Map<string, { readonly term: number; readonly configuration: Configuration; readonly index: number }>();
   /** Reference state machine over the applied sequence, and canonical snapshots by index. */
   #reference = new KvStateMachine();
   readonly #referenceAt = new Map<number, Uint8Array>();
@@ -134,6 +138,7 @@ export class SafetyChecker {
     this.#commitChecked.set(member, 0);
     this.#leaderChecked.delete(member);
     this.#leaderCommit.delete(member);
+    this.#leaderConfiguration.delete(member);
     if (snapshot !== undefined) this.onSnapshot(member, snapshot, 'restored');
   }
 
@@ -194,16 +199,84 @@ export class SafetyChecker {
   /** A leader's commit index advanced in its term: a majority of its voters durably hold the entry. */
   #checkCommitQuorum(member: MemberView, status: CoreStatus, members: readonly MemberView[]): void {
     const seen = this.#leaderCommit.get(member.id);
-    this.#leaderCommit.set(member.id, { term: status.term, commit: status.commitIndex });
+    const voters = member.configuration()?.voters ?? [];
+    this.#leaderCommit.set(member.id, { term: status.term, commit: status.commitIndex, voters });
     if (seen === undefined || seen.term !== status.term || status.commitIndex <= seen.commit) return;
     const index = status.commitIndex;
     const term = member.entryAt(index).term;
-    const voters = member.configuration()?.voters ?? [];
-    const holding = voters.filter((voter) => members.find((view) => view.id === voter)?.durablyHolds(index, term) === true);
-    if (holding.length * 2 <= voters.length) {
-      throw new SafetyViolation('commit-quorum',
-        `leader ${member.id} of term ${status.term} committed ${index}/${term}, but only ${holding.join(',') || 'none'} of voters ${voters.join(',')} hold it durably`);
+    const holding = (group: readonly string[]): string[] =>
+      group.filter((voter) => members.find((view) => view.id === voter)?.durablyHolds(index, term) === true);
+    if (holding(voters).length * 2 > voters.length) return;
+    // One step may hand a member several buffered inputs (after an fsync): the commit may have
+    // advanced under the configuration it had before a change appended later in the same step.
+    // A step appends at most one configuration entry (the next waits for it to commit, which
+    // needs acknowledgements sent in a later step), so the previous one is the only other.
+    if (holding(seen.voters).length * 2 > seen.voters.length) return;
+    throw new SafetyViolation('commit-quorum',
+      `leader ${member.id} of term ${status.term} committed ${index}/${term}, but only ${holding(voters).join(',') || 'none'} of voters ${voters.join(',')} hold it durably`);
+  }
+
+  /** `member`'s hard state became durable (fsync, or kept by a torn write at a crash). */
+  onDurableHardState(member: string, hardState: HardState): void {
+    if (hardState.vote === undefined) return;
+    let votes = this.#votes.get(hardState.term);
+    if (votes === undefined) {
+      votes = new Map();
+      this.#votes.set(hardState.term, votes);
     }
+    const earlier = votes.get(member);
+    if (earlier !== undefined && earlier !== hardState.vote) {
+      throw new SafetyViolation('election-safety', `${member} voted for ${earlier} and for ${hardState.vote} in term ${hardState.term}`);
+    }
+    votes.set(member, hardState.vote);
+  }
+
+  /**
+   * A member seen leading a term for the first time: it is a voter of its configuration and a
+   * majority of that configuration's voters durably voted for it in that term (voters answer only
+   * after their vote is durable; the leader's own vote is its candidacy).
+   */
+  #checkElected(member: MemberView, status: CoreStatus): void {
+    const voters = member.configuration()?.voters ?? [];
+    if (!voters.includes(member.id)) {
+      throw new SafetyViolation('election-safety', `${member.id} leads term ${status.term} but is not a voter of ${voters.join(',')}`);
+    }
+    const votes = this.#votes.get(status.term);
+    const granted = voters.filter((voter) => voter === member.id || votes?.get(voter) === member.id);
+    if (granted.length * 2 <= voters.length) {
+      throw new SafetyViolation('election-safety',
+        `${member.id} leads term ${status.term} with durable votes of only ${granted.join(',')} of voters ${voters.join(',')}`);
+    }
+  }
+
+  /**
+   * One-server membership changes (thesis §4.1-4.3): while a member leads a term, each change of
+   * its configuration adds or removes one voter at most, and comes only after the previous
+   * configuration entry (or, for the term's first change, its election no-op) committed.
+   */
+  #checkConfigurationChange(member: MemberView, status: CoreStatus): void {
+    const configuration = member.configuration();
+    if (configuration === undefined) return;
+    const seen = this.#leaderConfiguration.get(member.id);
+    if (seen === undefined || seen.term !== status.term) {
+      // The election no-op is the last entry when first seen; it covers any earlier change.
+      this.#leaderConfiguration.set(member.id, { term: status.term, configuration, index: status.lastIndex });
+      return;
+    }
+    if (sameMembers(seen.configuration, configuration)) return;
+    const added = configuration.voters.filter((id) => !seen.configuration.voters.includes(id));
+    const removed = seen.configuration.voters.filter((id) => !configuration.voters.includes(id));
+    if (added.length + removed.length > 1) {
+      throw new SafetyViolation('membership',
+        `leader ${member.id} of term ${status.term} changed voters ${seen.configuration.voters.join(',')} to ${configuration.voters.join(',')} at once`);
+    }
+    if (status.commitIndex < seen.index) {
+      throw new SafetyViolation('membership',
+        `leader ${member.id} of term ${status.term} changed its configuration before ${seen.index} (the previous change or its no-op) committed (commit ${status.commitIndex})`);
+    }
+    let index = status.lastIndex;
+    while (index > status.offsetIndex && member.entryAt(index).type !== 'configuration') index -= 1;
+    this.#leaderConfiguration.set(member.id, { term: status.term, configuration, index });
   }
 
   /** The reference state machine's snapshot bytes after applying the applied sequence through `index`. */
@@ -231,7 +304,10 @@ export class SafetyChecker {
     if (leader !== undefined && leader !== member.id) {
       throw new SafetyViolation('election-safety', `${member.id} and ${leader} both led term ${status.term}`);
     }
+    const firstSeen = leader === undefined;
     this.#leaderOfTerm.set(status.term, member.id);
+    if (firstSeen) this.#checkElected(member, status);
+    this.#checkConfigurationChange(member, status);
     if (this.#leaderChecked.get(member.id) === status.term) return;
     this.#leaderChecked.set(member.id, status.term);
     for (let index = status.offsetIndex + 1; index <= this.#committed.length; index += 1) {
@@ -294,6 +370,11 @@ function compareLogs(left: MemberView, right: MemberView): void {
     matched = true;
     if (!sameBytes(a.data, b.data)) throw new SafetyViolation('log-matching', `${left.id} and ${right.id} differ at ${index}/${a.term}`);
   }
+}
+
+function sameMembers(left: Configuration, right: Configuration): boolean {
+  const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((id) => b.includes(id));
+  return same(left.voters, right.voters) && same(left.learners, right.learners);
 }
 
 export function sameBytes(left: Uint8Array, right: Uint8Array): boolean {
