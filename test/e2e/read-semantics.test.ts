@@ -163,6 +163,11 @@ for (const { name, start } of deployments) {
         expect(seen).not.toContain('after-the-first-chunk');
       });
 
+      it('Exact at a version older than the window is 410 Expired', async () => {
+        // The window starts where this API server's cache started (after the system namespaces).
+        await expectStatus(`${collection}?limit=10&resourceVersion=1`, 410, 'Expired', /^too old resource version: 1 \(\d+\)$/);
+      });
+
       it('the invalid combinations of the table are 400 BadRequest', async () => {
         const first = await list('limit=1');
         const token = encodeURIComponent(first.metadata.continue ?? '');
@@ -212,6 +217,17 @@ for (const { name, start } of deployments) {
         try {
           const first = await reader.next();
           expect(first).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'b', resourceVersion: String(revisionB) } } });
+        } finally {
+          reader.close();
+        }
+      });
+
+      it('a start version older than the window: one ERROR event with a 410 Expired Status, then the end', async () => {
+        const reader = await watch(`${collection}?watch=1&resourceVersion=1`);
+        try {
+          const event = await reader.next();
+          expect(event).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+          expect(await reader.ended()).toBe(true);
         } finally {
           reader.close();
         }
