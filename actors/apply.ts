@@ -17,6 +17,7 @@ import { checkPreconditions, createRecord, deleteRecord, unsafeDeleteRecord, exp
 import type { RecordChange, ResourceRecord } from './resource-actor.ts';
 import type { CommandResult } from './results.ts';
 import { SessionTable, sessionsMaxDefault } from './sessions.ts';
+import { allocateService, isServiceKey } from './service-allocation.ts';
 import { rfc3339ToMillis } from './time.ts';
 
 /** Limits every replica must share (they decide what is evicted, so they are replicated behaviour). */
@@ -88,7 +89,13 @@ function applyCreate(state: StoreState, index: number, command: CreateCommand): 
   if (state.objects.has(key)) return noChange({ type: 'alreadyExists' });
   const namespace = namespaceProblem(state, command.key, 'create');
   if (namespace !== null) return noChange(namespace);
-  const record = createRecord(command.key, command.object, index, { at: command.at, by: command.by });
+  let object = command.object;
+  if (isServiceKey(command.key)) {
+    const allocation = allocateService(state.objects, command.key, object);
+    if (!allocation.ok) return noChange({ type: 'invalid', message: allocation.message });
+    object = allocation.object;
+  }
+  const record = createRecord(command.key, object, index, { at: command.at, by: command.by });
   state.objects.set(key, record);
   return changed({ type: 'stored', object: record.object, revision: index }, 'ADDED', record, undefined, index);
 }
@@ -101,7 +108,13 @@ function applyUpdate(state: StoreState, index: number, command: UpdateCommand): 
   if (conflict !== null) return noChange({ type: 'conflict', message: conflict });
   const namespace = namespaceProblem(state, command.key, 'update');
   if (namespace !== null) return noChange(namespace);
-  return writeChange(state, index, record, updateRecord(record, command.object, index, { at: command.at, by: command.by }));
+  let object = command.object;
+  if (isServiceKey(command.key)) {
+    const allocation = allocateService(state.objects, command.key, object, record.object);
+    if (!allocation.ok) return noChange({ type: 'invalid', message: allocation.message });
+    object = allocation.object;
+  }
+  return writeChange(state, index, record, updateRecord(record, object, index, { at: command.at, by: command.by }));
 }
 
 function applyDelete(state: StoreState, index: number, command: DeleteCommand): ApplyOutcome {

@@ -60,7 +60,10 @@ export function apiResourceOf(kind: ResourceKind) {
 /** Subresources appear in the legacy list as "<resource>/<subresource>" entries. */
 function subresourcesOf(kind: ResourceKind) {
   return (kind.subresources ?? []).map((subresource) => ({
-    name: `${kind.resource}/${subresource.name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: [...subresource.verbs],
+    name: `${kind.resource}/${subresource.name}`, singularName: '', namespaced: kind.namespaced,
+    // A subresource of another kind names its group and version (pods/eviction: policy/v1 Eviction).
+    ...(subresource.responseKind ? { group: subresource.responseKind.group, version: subresource.responseKind.version } : {}),
+    kind: subresource.responseKind?.kind ?? kind.kind, verbs: [...subresource.verbs],
   }));
 }
 
@@ -108,7 +111,7 @@ function aggregatedResourceOf(kind: ResourceKind) {
     ...(kind.categories.length > 0 ? { categories: [...kind.categories] } : {}),
     ...((kind.subresources ?? []).length > 0 ? {
       subresources: (kind.subresources ?? []).map((subresource) => ({
-        subresource: subresource.name, responseKind: { group: kind.group, version: kind.version, kind: kind.kind }, verbs: [...subresource.verbs],
+        subresource: subresource.name, responseKind: subresource.responseKind ?? { group: kind.group, version: kind.version, kind: kind.kind }, verbs: [...subresource.verbs],
       })),
     } : {}),
   };

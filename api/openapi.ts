@@ -52,9 +52,13 @@ function gvkOf(kind: Pick<ResourceKind, 'group' | 'version' | 'kind'>, suffix = 
 export function toOpenApiSchema(schema: JsonSchema, flavor: OpenApiFlavor): OpenApiObject {
   const result: OpenApiObject = {};
   if (schema.description !== undefined) result['description'] = schema.description;
-  if (Array.isArray(schema.type)) {
+  if (Array.isArray(schema.type) && (schema.type as string[]).includes('integer')) {
+    // intstr.IntOrString, as kube publishes it: a string with format int-or-string (v2), the extension (v3).
+    if (flavor === 'v2') Object.assign(result, { type: 'string', format: 'int-or-string' });
+    else result['x-kubernetes-int-or-string'] = true;
+  } else if (Array.isArray(schema.type)) {
     result['type'] = schema.type.find((type) => type !== 'null') ?? 'string';
-    if (flavor === 'v3' && schema.type.includes('null')) result['nullable'] = true;
+    if (flavor === 'v3' && (schema.type as string[]).includes('null')) result['nullable'] = true;
   } else if (schema.type !== undefined) {
     result['type'] = schema.type;
   }

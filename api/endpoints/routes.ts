@@ -14,6 +14,8 @@ import { handleUpdate } from './update.ts';
 import { handleWatch } from './watch.ts';
 import { handleLifecycle, lifecycleSubresource } from './lifecycle.ts';
 import { resolveTarget } from './target.ts';
+import { handleEviction, handleLog } from './pod-subresources.ts';
+import { handleSubresourcePatch } from './subresource-patch.ts';
 
 const notAllowed = 'the server does not allow this method on the requested resource';
 
@@ -23,6 +25,13 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, context: E
   const query = request.query as Query;
   // Every kind has the lifecycle subresource (the lifecycle inspector).
   if (target.subresource === lifecycleSubresource && target.name !== undefined) return handleLifecycle(request, reply, target, context);
+  // Subresources with handlers of their own: pods/eviction, pods/log, and PATCH of a part (status).
+  if (target.subresource !== undefined && target.name !== undefined) {
+    const podSubresource = target.kind.group === '' && target.kind.resource === 'pods';
+    if (podSubresource && target.subresource === 'eviction' && request.method === 'POST') return handleEviction(request, reply, target, context);
+    if (podSubresource && target.subresource === 'log' && (request.method === 'GET' || request.method === 'HEAD')) return handleLog(request, reply, target, context);
+    if (request.method === 'PATCH') return handleSubresourcePatch(request, reply, target, context);
+  }
   switch (request.method) {
     case 'GET':
     case 'HEAD':

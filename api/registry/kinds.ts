@@ -3,6 +3,11 @@
 // Adding a kind is one entry here plus its schema in schemas.ts; handlers are generic.
 import { kindSchemas } from './schemas.ts';
 import type { JsonSchema } from './schemas.ts';
+import { workloadKindSchemas } from './schemas-workloads.ts';
+import {
+  endpointsCell, formatLabels, nested as path, nodeAddress, nodeInfo, nodeRoles, nodeStatus, podIp, podReadinessGates, podSummary,
+  serviceClusterIp, serviceExternalIp, servicePorts, stringOf,
+} from './printers.ts';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -32,6 +37,8 @@ export type TableLayout = 'standard' | 'columnsOnly';
 export interface Subresource {
   readonly name: string;
   readonly verbs: readonly Verb[];
+  /** The kind the subresource takes and answers when not the resource's own (pods/eviction: policy/v1 Eviction). */
+  readonly responseKind?: { readonly group: string; readonly version: string; readonly kind: string };
 }
 
 export interface ResourceKind {
@@ -82,6 +89,46 @@ function stringCell(value: unknown): string {
   return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
 }
 
+const coreEventColumns: readonly TableColumn[] = [
+      { name: 'Last Seen', type: 'string', description: 'The time at which the most recent occurrence of this event was recorded.', priority: 0,
+        cell: (o, since) => since(o['lastTimestamp'] ?? o['eventTime'] ?? nested(o, 'metadata', 'creationTimestamp')) },
+      { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future', priority: 0, cell: (o) => stringCell(o['type']) },
+      { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', priority: 0, cell: (o) => stringCell(o['reason']) },
+      { name: 'Object', type: 'string', description: 'The object that this event is about.', priority: 0,
+        cell: (o) => `${stringCell(nested(o, 'involvedObject', 'kind')).toLowerCase()}/${stringCell(nested(o, 'involvedObject', 'name'))}` },
+      { name: 'Subobject', type: 'string', description: 'The field of the involved object this event is about.', priority: 1, cell: (o) => stringCell(nested(o, 'involvedObject', 'fieldPath')) },
+      { name: 'Source', type: 'string', description: 'The component reporting this event.', priority: 1,
+        cell: (o) => [stringCell(nested(o, 'source', 'component')), stringCell(nested(o, 'source', 'host'))].filter((part) => part).join(', ') },
+      { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', priority: 0, cell: (o) => stringCell(o['message']) },
+      { name: 'First Seen', type: 'string', description: 'The time at which the event was first recorded.', priority: 1, cell: (o, since) => since(o['firstTimestamp'] ?? o['eventTime']) },
+      { name: 'Count', type: 'string', description: 'The number of times this event has occurred.', priority: 1, cell: (o) => stringCell(o['count'] ?? 1) },
+      { name: 'Name', type: 'string', format: 'name', description: 'Name of the event.', priority: 1, cell: (o) => stringCell(nested(o, 'metadata', 'name')) },
+    ];
+
+const nameColumn: TableColumn = {
+  name: 'Name', type: 'string', format: 'name', priority: 0,
+  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  cell: (o) => stringOf(path(o, 'metadata', 'name')),
+};
+
+const ageColumn: TableColumn = {
+  name: 'Age', type: 'string', priority: 0,
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+  cell: (o, since) => since(path(o, 'metadata', 'creationTimestamp')),
+};
+
+/** An events.k8s.io/v1 Event in the core shape the event printer reads (kube prints both from the internal type). */
+function asCoreEvent(o: Record<string, unknown>): Record<string, unknown> {
+  const series = o['series'] as Record<string, unknown> | undefined;
+  return {
+    metadata: o['metadata'], involvedObject: o['regarding'] ?? {}, reason: o['reason'], message: o['note'], type: o['type'],
+    source: { component: stringOf(path(o, 'deprecatedSource', 'component')) || stringOf(o['reportingController']), host: stringOf(path(o, 'deprecatedSource', 'host')) || stringOf(o['reportingInstance']) },
+    firstTimestamp: o['deprecatedFirstTimestamp'] ?? o['eventTime'],
+    lastTimestamp: series?.['lastObservedTime'] ?? o['deprecatedLastTimestamp'] ?? o['deprecatedFirstTimestamp'] ?? o['eventTime'],
+    count: series?.['count'] ?? o['deprecatedCount'] ?? 1,
+  };
+}
+
 export const servedKinds: readonly ResourceKind[] = [
   {
     group: '', version: 'v1', resource: 'namespaces', singular: 'namespace', kind: 'Namespace',
@@ -128,21 +175,7 @@ export const servedKinds: readonly ResourceKind[] = [
     namespaced: true, shortNames: ['ev'], categories: [], verbs: standardVerbs,
     nameRule: 'dns1123Subdomain',
     tableLayout: 'columnsOnly',
-    columns: [
-      { name: 'Last Seen', type: 'string', description: 'The time at which the most recent occurrence of this event was recorded.', priority: 0,
-        cell: (o, since) => since(o['lastTimestamp'] ?? o['eventTime'] ?? nested(o, 'metadata', 'creationTimestamp')) },
-      { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future', priority: 0, cell: (o) => stringCell(o['type']) },
-      { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', priority: 0, cell: (o) => stringCell(o['reason']) },
-      { name: 'Object', type: 'string', description: 'The object that this event is about.', priority: 0,
-        cell: (o) => `${stringCell(nested(o, 'involvedObject', 'kind')).toLowerCase()}/${stringCell(nested(o, 'involvedObject', 'name'))}` },
-      { name: 'Subobject', type: 'string', description: 'The field of the involved object this event is about.', priority: 1, cell: (o) => stringCell(nested(o, 'involvedObject', 'fieldPath')) },
-      { name: 'Source', type: 'string', description: 'The component reporting this event.', priority: 1,
-        cell: (o) => [stringCell(nested(o, 'source', 'component')), stringCell(nested(o, 'source', 'host'))].filter((part) => part).join(', ') },
-      { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', priority: 0, cell: (o) => stringCell(o['message']) },
-      { name: 'First Seen', type: 'string', description: 'The time at which the event was first recorded.', priority: 1, cell: (o, since) => since(o['firstTimestamp'] ?? o['eventTime']) },
-      { name: 'Count', type: 'string', description: 'The number of times this event has occurred.', priority: 1, cell: (o) => stringCell(o['count'] ?? 1) },
-      { name: 'Name', type: 'string', format: 'name', description: 'Name of the event.', priority: 1, cell: (o) => stringCell(nested(o, 'metadata', 'name')) },
-    ],
+    columns: coreEventColumns,
     fieldSelectors: {
       'involvedObject.kind': (o) => stringCell(nested(o, 'involvedObject', 'kind')),
       'involvedObject.namespace': (o) => stringCell(nested(o, 'involvedObject', 'namespace')),
@@ -159,12 +192,123 @@ export const servedKinds: readonly ResourceKind[] = [
     schema: kindSchemas.Event,
   },
   {
+    group: '', version: 'v1', resource: 'pods', singular: 'pod', kind: 'Pod',
+    namespaced: true, shortNames: ['po'], categories: ['all'], verbs: standardVerbs,
+    subresources: [
+      { name: 'eviction', verbs: ['create'], responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
+      { name: 'log', verbs: ['get'] },
+      { name: 'status', verbs: ['get', 'patch', 'update'] },
+    ],
+    nameRule: 'dns1123Subdomain',
+    tableLayout: 'columnsOnly',
+    columns: [
+      nameColumn,
+      { name: 'Ready', type: 'string', description: 'The aggregate readiness state of this pod for accepting traffic.', priority: 0, cell: (o, since) => podSummary(o, since).ready },
+      { name: 'Status', type: 'string', description: 'The aggregate status of the containers in this pod.', priority: 0, cell: (o, since) => podSummary(o, since).status },
+      { name: 'Restarts', type: 'string', description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.', priority: 0, cell: (o, since) => podSummary(o, since).restarts },
+      ageColumn,
+      { name: 'IP', type: 'string', description: 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', priority: 1, cell: (o) => podIp(o) },
+      { name: 'Node', type: 'string', description: 'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename', priority: 1,
+        cell: (o) => stringOf(path(o, 'spec', 'nodeName')) || '<none>' },
+      { name: 'Nominated Node', type: 'string', description: 'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.', priority: 1,
+        cell: (o) => stringOf(path(o, 'status', 'nominatedNodeName')) || '<none>' },
+      { name: 'Readiness Gates', type: 'string', description: 'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates', priority: 1,
+        cell: (o) => podReadinessGates(o) },
+    ],
+    fieldSelectors: {
+      'spec.nodeName': (o) => stringOf(path(o, 'spec', 'nodeName')),
+      'spec.restartPolicy': (o) => stringOf(path(o, 'spec', 'restartPolicy')),
+      'spec.schedulerName': (o) => stringOf(path(o, 'spec', 'schedulerName')),
+      'spec.serviceAccountName': (o) => stringOf(path(o, 'spec', 'serviceAccountName')),
+      'spec.hostNetwork': (o) => String(path(o, 'spec', 'hostNetwork') === true),
+      'status.phase': (o) => stringOf(path(o, 'status', 'phase')),
+      'status.podIP': (o) => stringOf(path(o, 'status', 'podIPs', 0, 'ip') ?? path(o, 'status', 'podIP')),
+      'status.nominatedNodeName': (o) => stringOf(path(o, 'status', 'nominatedNodeName')),
+    },
+    schema: workloadKindSchemas.Pod,
+  },
+  {
+    group: '', version: 'v1', resource: 'nodes', singular: 'node', kind: 'Node',
+    namespaced: false, shortNames: ['no'], categories: [], verbs: standardVerbs,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'] }],
+    nameRule: 'dns1123Subdomain',
+    tableLayout: 'columnsOnly',
+    columns: [
+      nameColumn,
+      { name: 'Status', type: 'string', description: 'The status of the node', priority: 0, cell: (o) => nodeStatus(o) },
+      { name: 'Roles', type: 'string', description: 'The roles of the node', priority: 0, cell: (o) => nodeRoles(o) },
+      ageColumn,
+      { name: 'Version', type: 'string', description: 'Kubelet Version reported by the node.', priority: 0, cell: (o) => stringOf(path(o, 'status', 'nodeInfo', 'kubeletVersion')) },
+      { name: 'Internal-IP', type: 'string', description: 'List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node\'s address in its own status or consumers of the downward API (status.hostIP).', priority: 1, cell: (o) => nodeAddress(o, 'InternalIP') },
+      { name: 'External-IP', type: 'string', description: 'List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node\'s address in its own status or consumers of the downward API (status.hostIP).', priority: 1, cell: (o) => nodeAddress(o, 'ExternalIP') },
+      { name: 'OS-Image', type: 'string', description: 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).', priority: 1, cell: (o) => nodeInfo(o, 'osImage') },
+      { name: 'Kernel-Version', type: 'string', description: 'Kernel Version reported by the node from \'uname -r\' (e.g. 3.16.0-0.bpo.4-amd64).', priority: 1, cell: (o) => nodeInfo(o, 'kernelVersion') },
+      { name: 'Container-Runtime', type: 'string', description: 'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).', priority: 1, cell: (o) => nodeInfo(o, 'containerRuntimeVersion') },
+    ],
+    fieldSelectors: { 'spec.unschedulable': (o) => String(path(o, 'spec', 'unschedulable') === true) },
+    schema: workloadKindSchemas.Node,
+  },
+  {
+    group: '', version: 'v1', resource: 'services', singular: 'service', kind: 'Service',
+    namespaced: true, shortNames: ['svc'], categories: ['all'], verbs: standardVerbs,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'] }],
+    nameRule: 'dns1123Label',
+    tableLayout: 'columnsOnly',
+    columns: [
+      nameColumn,
+      { name: 'Type', type: 'string', description: 'type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types', priority: 0,
+        cell: (o) => stringOf(path(o, 'spec', 'type')) },
+      { name: 'Cluster-IP', type: 'string', description: 'clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies', priority: 0,
+        cell: (o) => serviceClusterIp(o) },
+      { name: 'External-IP', type: 'string', description: 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.', priority: 0,
+        cell: (o) => serviceExternalIp(o) },
+      { name: 'Port(s)', type: 'string', description: 'The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies', priority: 0,
+        cell: (o) => servicePorts(o) },
+      ageColumn,
+      { name: 'Selector', type: 'string', description: 'Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/', priority: 1,
+        cell: (o) => formatLabels(path(o, 'spec', 'selector')) },
+    ],
+    fieldSelectors: {
+      'spec.clusterIP': (o) => stringOf(path(o, 'spec', 'clusterIP')),
+      'spec.type': (o) => stringOf(path(o, 'spec', 'type')),
+    },
+    schema: workloadKindSchemas.Service,
+  },
+  {
+    group: '', version: 'v1', resource: 'endpoints', singular: 'endpoints', kind: 'Endpoints',
+    namespaced: true, shortNames: ['ep'], categories: [], verbs: standardVerbs,
+    nameRule: 'dns1123Subdomain',
+    columns: [{ name: 'Endpoints', type: 'string', description: 'Endpoints of the service', priority: 0, cell: (o) => endpointsCell(o) }],
+    schema: workloadKindSchemas.Endpoints,
+  },
+  {
     group: 'coordination.k8s.io', version: 'v1', resource: 'leases', singular: 'lease', kind: 'Lease',
     namespaced: true, shortNames: [], categories: [], verbs: standardVerbs,
     nameRule: 'dns1123Subdomain',
     columns: [{ name: 'Holder', type: 'string', description: 'The holder of the lease', priority: 0,
       cell: (o) => stringCell(nested(o, 'spec', 'holderIdentity')) }],
     schema: kindSchemas.Lease,
+  },
+  {
+    group: 'events.k8s.io', version: 'v1', resource: 'events', singular: 'event', kind: 'Event',
+    namespaced: true, shortNames: ['ev'], categories: [], verbs: standardVerbs,
+    nameRule: 'dns1123Subdomain',
+    tableLayout: 'columnsOnly',
+    // kube prints both groups' events with one printer; core's columns over the mapped object.
+    columns: coreEventColumns.map((column) => ({ ...column, cell: (o, since) => column.cell(asCoreEvent(o), since) })),
+    fieldSelectors: {
+      'regarding.kind': (o) => stringOf(path(o, 'regarding', 'kind')),
+      'regarding.namespace': (o) => stringOf(path(o, 'regarding', 'namespace')),
+      'regarding.name': (o) => stringOf(path(o, 'regarding', 'name')),
+      'regarding.uid': (o) => stringOf(path(o, 'regarding', 'uid')),
+      'regarding.apiVersion': (o) => stringOf(path(o, 'regarding', 'apiVersion')),
+      'regarding.resourceVersion': (o) => stringOf(path(o, 'regarding', 'resourceVersion')),
+      'regarding.fieldPath': (o) => stringOf(path(o, 'regarding', 'fieldPath')),
+      reason: (o) => stringOf(o['reason']),
+      reportingController: (o) => stringOf(o['reportingController']),
+      type: (o) => stringOf(o['type']),
+    },
+    schema: workloadKindSchemas.EventsV1Event,
   },
 ];
 

@@ -4,7 +4,8 @@
 // and a missing field a validation error (422), as in kube-apiserver.
 
 export interface JsonSchema {
-  type?: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | ('string' | 'null')[];
+  /** A list is nullable (`['string', 'null']`) or int-or-string (`['integer', 'string']`). */
+  type?: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | ('string' | 'null')[] | ('integer' | 'string')[];
   format?: string;
   description?: string;
   properties?: Record<string, JsonSchema>;
@@ -20,7 +21,7 @@ const bool: JsonSchema = { type: 'boolean' };
 const stringMap: JsonSchema = { type: 'object', additionalProperties: str };
 const stringList: JsonSchema = { type: 'array', items: str };
 
-function object(properties: Record<string, JsonSchema>, description?: string): JsonSchema {
+export function object(properties: Record<string, JsonSchema>, description?: string): JsonSchema {
   return { type: 'object', properties, additionalProperties: false, ...(description ? { description } : {}) };
 }
 
@@ -41,11 +42,11 @@ export const objectMetaSchema: JsonSchema = object({
   managedFields: { type: 'array', items: managedFieldsEntry },
 }, 'Standard object metadata.');
 
-function kindSchema(properties: Record<string, JsonSchema>, description: string): JsonSchema {
+export function kindSchema(properties: Record<string, JsonSchema>, description: string): JsonSchema {
   return object({ apiVersion: str, kind: str, metadata: objectMetaSchema, ...properties }, description);
 }
 
-const objectReference = object({
+export const objectReference = object({
   apiVersion: str, kind: str, name: str, namespace: str, uid: str, resourceVersion: str, fieldPath: str,
 });
 

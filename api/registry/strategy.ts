@@ -6,6 +6,7 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import { invalidValue } from './validation.ts';
 import { bootstrapTokenCauses } from '../bootstrap-token-validation.ts';
+import { endpointsStrategy, eventsV1Strategy, nodeStrategy, podStrategy, serviceStrategy } from './strategy-workloads.ts';
 
 export interface Strategy {
   /** Normalises a new object in place (after server metadata is set). */
@@ -122,6 +123,11 @@ const strategies: Readonly<Record<string, Strategy>> = {
   '/ConfigMap': configMapStrategy,
   '/Secret': secretStrategy,
   '/Namespace': namespaceStrategy,
+  '/Pod': podStrategy,
+  '/Node': nodeStrategy,
+  '/Service': serviceStrategy,
+  '/Endpoints': endpointsStrategy,
+  'events.k8s.io/Event': eventsV1Strategy,
 };
 
 export function strategyFor(group: string, kind: string): Strategy {

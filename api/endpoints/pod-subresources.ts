@@ -1,0 +1,138 @@
+// Owns: the pod subresources that are not a part of the object: `eviction` (POST a policy/v1
+// Eviction: the pod is deleted honouring the DeleteOptions it carries) and `log` (GET). There
+// are no kubelets behind kstore, so `log` answers what kube-apiserver answers before any kubelet
+// is involved: the container checks (400), an empty log for a pod no node has been assigned
+// (kube's LogLocation returns no location and the stream is empty), 404 when the assigned node
+// does not exist, and otherwise the failure kube-apiserver reports when it cannot reach the
+// node's kubelet (500), saying why.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonValue, KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
+import { decodeBody } from '../negotiation.ts';
+import { badRequest, internalError, invalid, notFound } from '../status.ts';
+import type { EndpointContext, Query } from './context.ts';
+import { causeOf, isDryRun, queryString, requestBody, respond } from './context.ts';
+import { expectObject } from './results.ts';
+import { checkSubresource } from './subresource.ts';
+import { objectKey } from './target.ts';
+import type { Target } from './target.ts';
+
+type Fields = Record<string, unknown>;
+
+function isFields(value: unknown): value is Fields {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+async function currentPod(target: Target, context: EndpointContext): Promise<KubeObject> {
+  await context.store.readIndex();
+  const pod = context.store.get(objectKey(target, target.name!));
+  if (!pod) throw notFound({ group: '', resource: 'pods' }, target.name!);
+  return pod;
+}
+
+const evictionVersions = ['policy/v1', 'policy/v1beta1'];
+const propagationPolicies = ['Orphan', 'Background', 'Foreground'];
+
+function readEviction(request: FastifyRequest, target: Target): { readonly options: Fields } {
+  const raw = requestBody(request);
+  const body = raw.length === 0 ? {} : decodeBody(request.headers['content-type'], raw);
+  if (!isFields(body)) throw badRequest('the body of an eviction must be an Eviction object');
+  const apiVersion = body['apiVersion'] ?? 'policy/v1';
+  const kind = body['kind'] ?? 'Eviction';
+  if (kind !== 'Eviction' || !evictionVersions.includes(String(apiVersion))) {
+    throw badRequest(`the kind in the data (${String(apiVersion)}, Kind=${String(kind)}) is not an Eviction (policy/v1)`);
+  }
+  const metadata = isFields(body['metadata']) ? body['metadata'] : {};
+  // EvictionREST.Create: the Eviction's name must be the pod's.
+  if (metadata['name'] !== undefined && metadata['name'] !== target.name) {
+    throw badRequest('name in URL does not match name in Eviction object');
+  }
+  const options = body['deleteOptions'] ?? {};
+  if (!isFields(options)) throw badRequest('Eviction.deleteOptions must be a DeleteOptions object');
+  return { options };
+}
+
+/**
+ * POST pods/<name>/eviction. PodDisruptionBudgets are not served by kstore, so there is no
+ * budget to consult: every eviction is allowed (kube-apiserver with no PDB matching the pod
+ * behaves the same), and the pod is deleted with the Eviction's DeleteOptions.
+ */
+export async function handleEviction(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  checkSubresource(target, 'create');
+  const { options } = readEviction(request, target);
+  const pod = await currentPod(target, context);
+  const preconditions = options['preconditions'];
+  if (preconditions !== undefined && !isFields(preconditions)) throw badRequest('DeleteOptions.preconditions must be an object');
+  const policy = options['propagationPolicy'];
+  if (policy !== undefined && (typeof policy !== 'string' || !propagationPolicies.includes(policy))) {
+    throw invalid('meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"` }]);
+  }
+  const grace = options['gracePeriodSeconds'];
+  if (grace !== undefined && grace !== null && !Number.isInteger(grace)) throw badRequest(`gracePeriodSeconds must be an integer, got ${JSON.stringify(grace)}`);
+  const orphan = options['orphanDependents'];
+  const effectivePolicy = (policy ?? (orphan === true ? 'Orphan' : undefined)) as PropagationPolicy | undefined;
+  const optionsDryRun = Array.isArray(options['dryRun']) ? (options['dryRun'] as JsonValue[]) : [];
+  const query = request.query as Query;
+  const dryRun = isDryRun({ ...query, ...(optionsDryRun.length > 0 ? { dryRun: optionsDryRun.map(String) } : {}) }, 'DeleteOptions');
+  const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+  if (dryRun) {
+    const wanted = preconditions as Preconditions | undefined;
+    if ((wanted?.uid && wanted.uid !== pod.metadata.uid) || (wanted?.resourceVersion && wanted.resourceVersion !== pod.metadata.resourceVersion)) {
+      expectObject({ type: 'conflict', message: 'the object has been modified; please apply your changes to the latest version and try again' }, target, target.name!);
+    }
+    return respond(request, reply, 201, success);
+  }
+  // Pods have no kubelet to finish a graceful deletion here, so the grace period does not
+  // delay removal (kube-apiserver also deletes an unscheduled pod at once).
+  const result = await context.store.propose({
+    type: 'delete', key: objectKey(target, target.name!), ...causeOf(request, context),
+    ...(isFields(preconditions) ? { preconditions: preconditions as Preconditions } : {}),
+    ...(effectivePolicy ? { propagationPolicy: effectivePolicy } : {}),
+  });
+  expectObject(result, target, target.name!);
+  return respond(request, reply, 201, success);
+}
+
+function containerNames(list: unknown): string[] {
+  return (Array.isArray(list) ? list : []).filter(isFields).map((container) => String(container['name'] ?? ''));
+}
+
+/** kube's validateContainer: the container to read, or a 400 as kube-apiserver words it. */
+function logContainer(pod: KubeObject, requested: string | undefined): string {
+  const spec = isFields(pod['spec']) ? pod['spec'] : {};
+  const containers = containerNames(spec['containers']);
+  const initContainers = containerNames(spec['initContainers']);
+  const ephemeral = containerNames(spec['ephemeralContainers']);
+  const name = pod.metadata.name ?? '';
+  if (requested === undefined || requested === '') {
+    if (containers.length === 1) return containers[0]!;
+    if (containers.length === 0) throw badRequest(`a container name must be specified for pod ${name}`);
+    let message = `a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`;
+    if (initContainers.length > 0) message += ` or one of the init containers: [${initContainers.join(' ')}]`;
+    if (ephemeral.length > 0) message += ` or one of the ephemeral containers: [${ephemeral.join(' ')}]`;
+    throw badRequest(message);
+  }
+  if (![...containers, ...initContainers, ...ephemeral].includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${name}`);
+  return requested;
+}
+
+const logIntegerOptions = ['sinceSeconds', 'tailLines', 'limitBytes'];
+
+/** GET pods/<name>/log. */
+export async function handleLog(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  checkSubresource(target, 'get');
+  const query = request.query as Query;
+  for (const option of logIntegerOptions) {
+    const value = queryString(query, option);
+    if (value !== undefined && !/^-?\d+$/.test(value)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+  }
+  const pod = await currentPod(target, context);
+  const container = logContainer(pod, queryString(query, 'container'));
+  const spec = isFields(pod['spec']) ? pod['spec'] : {};
+  const nodeName = typeof spec['nodeName'] === 'string' ? spec['nodeName'] : '';
+  // Not scheduled: kube-apiserver has no location to stream from and answers an empty log.
+  if (nodeName === '') return reply.code(200).type('text/plain').send('');
+  if (!context.store.get({ group: '', resource: 'nodes', namespace: '', name: nodeName })) {
+    throw notFound({ group: '', resource: 'nodes' }, nodeName);
+  }
+  throw internalError(`Get "https://${nodeName}:10250/containerLogs/${target.namespace}/${pod.metadata.name ?? ''}/${container}": no kubelet serves node ${JSON.stringify(nodeName)} (kstore runs no kubelets)`);
+}

@@ -1,0 +1,227 @@
+// Owns: the Table cells of the workload and networking kinds, computed as kube-apiserver's
+// built-in printers compute them (pkg/printers/internalversion/printers.go: printPod,
+// printNode, printService, formatEndpoints, printEvent for events.k8s.io). Pure functions of
+// the object; `since` renders a timestamp as an age.
+type Fields = Record<string, unknown>;
+
+export function nested(object: unknown, ...path: (string | number)[]): unknown {
+  let current: unknown = object;
+  for (const part of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string | number, unknown>)[part];
+  }
+  return current;
+}
+
+export function stringOf(value: unknown): string {
+  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+}
+
+function listOf(value: unknown): Fields[] {
+  return Array.isArray(value) ? value.filter((item): item is Fields => item !== null && typeof item === 'object') : [];
+}
+
+const none = '<none>';
+
+function orNone(value: string): string {
+  return value === '' ? none : value;
+}
+
+/** labels.FormatLabels: "k=v,k2=v2" sorted by key, "<none>" when empty. */
+export function formatLabels(map: unknown): string {
+  if (map === null || typeof map !== 'object') return none;
+  const entries = Object.entries(map as Record<string, unknown>).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+  return entries.length === 0 ? none : entries.map(([key, value]) => `${key}=${stringOf(value)}`).join(',');
+}
+
+function terminalPhase(phase: string): boolean {
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+function hasPodReadyCondition(object: Fields): boolean {
+  return listOf(nested(object, 'status', 'conditions')).some((condition) => condition['type'] === 'Ready' && condition['status'] === 'True');
+}
+
+export interface PodSummary {
+  readonly ready: string;
+  readonly status: string;
+  readonly restarts: string;
+}
+
+/** printPod's Ready, Status and Restarts cells. */
+export function podSummary(object: Fields, since: (timestamp: unknown) => string): PodSummary {
+  const containers = listOf(nested(object, 'spec', 'containers'));
+  const initContainers = listOf(nested(object, 'spec', 'initContainers'));
+  const phase = stringOf(nested(object, 'status', 'phase'));
+  let reason = stringOf(nested(object, 'status', 'reason')) || phase;
+  let restarts = 0;
+  let readyContainers = 0;
+  let lastRestart = '';
+  const noteRestart = (status: Fields) => {
+    const finished = stringOf(nested(status, 'lastState', 'terminated', 'finishedAt'));
+    if (finished !== '' && (lastRestart === '' || Date.parse(finished) > Date.parse(lastRestart))) lastRestart = finished;
+  };
+  const gated = listOf(nested(object, 'status', 'conditions'))
+    .some((condition) => condition['type'] === 'PodScheduled' && condition['reason'] === 'SchedulingGated');
+  if (gated) reason = 'SchedulingGated';
+  const sidecars = new Set(initContainers.filter((container) => container['restartPolicy'] === 'Always').map((container) => stringOf(container['name'])));
+  let initializing = false;
+  listOf(nested(object, 'status', 'initContainerStatuses')).forEach((status, position) => {
+    restarts += Number(status['restartCount'] ?? 0);
+    noteRestart(status);
+    const terminated = nested(status, 'state', 'terminated') as Fields | undefined;
+    const waiting = nested(status, 'state', 'waiting') as Fields | undefined;
+    if (terminated && terminated['exitCode'] === 0) return;
+    if (sidecars.has(stringOf(status['name'])) && nested(status, 'started') === true) return;
+    if (initializing) return;
+    initializing = true;
+    if (terminated) {
+      reason = stringOf(terminated['reason']) !== '' ? `Init:${stringOf(terminated['reason'])}`
+        : Number(terminated['signal'] ?? 0) !== 0 ? `Init:Signal:${Number(terminated['signal'])}` : `Init:ExitCode:${Number(terminated['exitCode'] ?? 0)}`;
+    } else if (waiting && stringOf(waiting['reason']) !== '' && waiting['reason'] !== 'PodInitializing') {
+      reason = `Init:${stringOf(waiting['reason'])}`;
+    } else {
+      reason = `Init:${position}/${initContainers.length}`;
+    }
+  });
+  if (!initializing || terminalPhase(phase)) {
+    let running = false;
+    const statuses = listOf(nested(object, 'status', 'containerStatuses'));
+    for (let position = statuses.length - 1; position >= 0; position--) {
+      const status = statuses[position]!;
+      restarts += Number(status['restartCount'] ?? 0);
+      noteRestart(status);
+      const terminated = nested(status, 'state', 'terminated') as Fields | undefined;
+      const waiting = nested(status, 'state', 'waiting') as Fields | undefined;
+      if (waiting && stringOf(waiting['reason']) !== '') reason = stringOf(waiting['reason']);
+      else if (terminated && stringOf(terminated['reason']) !== '') reason = stringOf(terminated['reason']);
+      else if (terminated) reason = Number(terminated['signal'] ?? 0) !== 0 ? `Signal:${Number(terminated['signal'])}` : `ExitCode:${Number(terminated['exitCode'] ?? 0)}`;
+      else if (status['ready'] === true && nested(status, 'state', 'running') !== undefined) {
+        running = true;
+        readyContainers++;
+      }
+    }
+    if (reason === 'Completed' && running) reason = hasPodReadyCondition(object) ? 'Running' : 'NotReady';
+  }
+  const deleting = nested(object, 'metadata', 'deletionTimestamp') !== undefined;
+  if (deleting && stringOf(nested(object, 'status', 'reason')) === 'NodeLost') reason = 'Unknown';
+  else if (deleting && !terminalPhase(phase)) reason = 'Terminating';
+  const restartsText = restarts !== 0 && lastRestart !== '' ? `${restarts} (${since(lastRestart)} ago)` : String(restarts);
+  const total = containers.length + [...sidecars].length;
+  return { ready: `${readyContainers}/${total}`, status: reason, restarts: restartsText };
+}
+
+export function podIp(object: Fields): string {
+  const ips = listOf(nested(object, 'status', 'podIPs'));
+  return orNone(stringOf(ips[0]?.['ip'] ?? nested(object, 'status', 'podIP')));
+}
+
+export function podReadinessGates(object: Fields): string {
+  const gates = listOf(nested(object, 'spec', 'readinessGates'));
+  if (gates.length === 0) return none;
+  const conditions = listOf(nested(object, 'status', 'conditions'));
+  const met = gates.filter((gate) => conditions.some((condition) => condition['type'] === gate['conditionType'] && condition['status'] === 'True')).length;
+  return `${met}/${gates.length}`;
+}
+
+/** printNode's Status: Ready / NotReady / Unknown, then SchedulingDisabled when cordoned. */
+export function nodeStatus(object: Fields): string {
+  const ready = listOf(nested(object, 'status', 'conditions')).filter((condition) => condition['type'] === 'Ready').at(-1);
+  const status = [ready === undefined ? 'Unknown' : ready['status'] === 'True' ? 'Ready' : 'NotReady'];
+  if (nested(object, 'spec', 'unschedulable') === true) status.push('SchedulingDisabled');
+  return status.join(',');
+}
+
+/** findNodeRoles: node-role.kubernetes.io/<role> keys and the kubernetes.io/role value, sorted. */
+export function nodeRoles(object: Fields): string {
+  const labels = (nested(object, 'metadata', 'labels') ?? {}) as Record<string, string>;
+  const roles = new Set<string>();
+  for (const [key, value] of Object.entries(labels)) {
+    if (key.startsWith('node-role.kubernetes.io/')) {
+      const role = key.slice('node-role.kubernetes.io/'.length);
+      if (role !== '') roles.add(role);
+    } else if (key === 'kubernetes.io/role' && value !== '') {
+      roles.add(value);
+    }
+  }
+  return roles.size === 0 ? none : [...roles].sort().join(',');
+}
+
+export function nodeAddress(object: Fields, type: 'InternalIP' | 'ExternalIP'): string {
+  const address = listOf(nested(object, 'status', 'addresses')).find((candidate) => candidate['type'] === type);
+  return orNone(stringOf(address?.['address']));
+}
+
+export function nodeInfo(object: Fields, field: string): string {
+  const value = stringOf(nested(object, 'status', 'nodeInfo', field));
+  return value === '' ? '<unknown>' : value;
+}
+
+/** printService's External-IP: by type, "<pending>" for a load balancer without ingress. */
+export function serviceExternalIp(object: Fields): string {
+  const type = stringOf(nested(object, 'spec', 'type'));
+  const externalIps = (nested(object, 'spec', 'externalIPs') ?? []) as string[];
+  switch (type) {
+    case 'ClusterIP':
+    case 'NodePort':
+      return externalIps.length > 0 ? externalIps.join(',') : none;
+    case 'LoadBalancer': {
+      const ingress = listOf(nested(object, 'status', 'loadBalancer', 'ingress'))
+        .map((entry) => stringOf(entry['ip']) || stringOf(entry['hostname'])).filter((value) => value !== '');
+      const all = [...ingress, ...externalIps];
+      return all.length > 0 ? all.join(',') : '<pending>';
+    }
+    case 'ExternalName':
+      return stringOf(nested(object, 'spec', 'externalName'));
+    default:
+      return '<unknown>';
+  }
+}
+
+export function serviceClusterIp(object: Fields): string {
+  const ips = (nested(object, 'spec', 'clusterIPs') ?? []) as string[];
+  return orNone(stringOf(ips[0] ?? nested(object, 'spec', 'clusterIP')));
+}
+
+/** makePortString: "80/TCP", "80:30080/TCP", comma-joined; "<none>" without ports. */
+export function servicePorts(object: Fields): string {
+  const ports = listOf(nested(object, 'spec', 'ports'));
+  if (ports.length === 0) return none;
+  return ports.map((port) => {
+    const nodePort = Number(port['nodePort'] ?? 0);
+    const protocol = stringOf(port['protocol']);
+    return nodePort > 0 ? `${stringOf(port['port'])}:${nodePort}/${protocol}` : `${stringOf(port['port'])}/${protocol}`;
+  }).join(',');
+}
+
+/** formatEndpoints: up to three ip:port (or ip for port-less subsets), then " + N more...". */
+export function endpointsCell(object: Fields): string {
+  const subsets = listOf(object['subsets']);
+  if (subsets.length === 0) return none;
+  const max = 3;
+  const list: string[] = [];
+  let count = 0;
+  let more = false;
+  const add = (entry: string) => {
+    if (list.length === max) more = true;
+    else list.push(entry);
+  };
+  for (const subset of subsets) {
+    const addresses = listOf(subset['addresses']);
+    const ports = listOf(subset['ports']);
+    if (ports.length === 0) {
+      count += addresses.length;
+      for (const address of addresses) add(stringOf(address['ip']));
+      continue;
+    }
+    for (const port of ports) {
+      count += addresses.length;
+      for (const address of addresses) {
+        const ip = stringOf(address['ip']);
+        add(`${ip.includes(':') ? `[${ip}]` : ip}:${stringOf(port['port'])}`);
+      }
+    }
+  }
+  const joined = list.join(',');
+  return more ? `${joined} + ${count - max} more...` : joined;
+}

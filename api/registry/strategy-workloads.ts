@@ -1,0 +1,348 @@
+// Owns: the create/update behaviour of pods, nodes, services, endpoints and events.k8s.io/v1
+// events as kube-apiserver has it: the defaults a client sees in the stored object (the v1
+// SetDefaults_* functions plus what the ServiceAccount, Priority and DefaultTolerationSeconds
+// admission plugins add to a pod), the status rules (a write to the main resource keeps the
+// stored status; a write to the status subresource keeps everything else — see
+// endpoints/subresource.ts), required fields as 422 causes, and pod spec / service cluster IP
+// immutability. Service cluster IPs and node ports are allocated inside apply
+// (actors/service-allocation.ts), not here.
+import type { JsonValue, KubeObject } from '../../actors/index.ts';
+import type { StatusCause } from '../status.ts';
+import type { Strategy } from './strategy.ts';
+
+type Fields = Record<string, JsonValue>;
+
+function fields(value: JsonValue | undefined): Fields {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+}
+
+function records(value: JsonValue | undefined): Fields[] {
+  return Array.isArray(value) ? value.filter((item): item is Fields => item !== null && typeof item === 'object' && !Array.isArray(item)) : [];
+}
+
+function required(field: string): StatusCause {
+  return { reason: 'FieldValueRequired', message: 'Required value', field };
+}
+
+function unsupported(field: string, value: JsonValue, supported: readonly string[]): StatusCause {
+  return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((item) => JSON.stringify(item)).join(', ')}`, field };
+}
+
+function invalidValue(field: string, value: JsonValue, detail: string): StatusCause {
+  return { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field };
+}
+
+function keepStatus(object: KubeObject, old: KubeObject): void {
+  if (old['status'] !== undefined) object['status'] = old['status'];
+  else delete object['status'];
+}
+
+// --- pods ---------------------------------------------------------------------------------
+
+/** SetDefaults_Container: imagePullPolicy Always for :latest or no tag, else IfNotPresent. */
+function imagePullPolicyFor(image: string): string {
+  const withoutDigest = image.split('@')[0] ?? '';
+  const lastPart = withoutDigest.split('/').at(-1) ?? '';
+  const tag = lastPart.includes(':') ? lastPart.slice(lastPart.lastIndexOf(':') + 1) : '';
+  if (image.includes('@')) return 'IfNotPresent';
+  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultContainer(container: Fields): Fields {
+  const result: Fields = { ...container };
+  if (result['terminationMessagePath'] === undefined || result['terminationMessagePath'] === '') result['terminationMessagePath'] = '/dev/termination-log';
+  if (result['terminationMessagePolicy'] === undefined || result['terminationMessagePolicy'] === '') result['terminationMessagePolicy'] = 'File';
+  if ((result['imagePullPolicy'] === undefined || result['imagePullPolicy'] === '') && typeof result['image'] === 'string') {
+    result['imagePullPolicy'] = imagePullPolicyFor(result['image']);
+  }
+  if (result['resources'] === undefined) result['resources'] = {};
+  if (Array.isArray(result['ports'])) {
+    result['ports'] = records(result['ports']).map((port) => ({ ...port, protocol: port['protocol'] ?? 'TCP' }));
+  }
+  return result;
+}
+
+/** The tolerations the DefaultTolerationSeconds admission plugin adds (300 s each). */
+const defaultTolerations: readonly Fields[] = [
+  { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+  { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+];
+
+function defaultPodSpec(spec: Fields): Fields {
+  const result: Fields = { ...spec };
+  const defaults: Fields = {
+    restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30,
+    schedulerName: 'default-scheduler', securityContext: {}, enableServiceLinks: true,
+    priority: 0, preemptionPolicy: 'PreemptLowerPriority',
+  };
+  for (const [key, value] of Object.entries(defaults)) if (result[key] === undefined || result[key] === '') result[key] = value;
+  // ServiceAccount admission: the namespace's default service account.
+  const account = typeof result['serviceAccountName'] === 'string' && result['serviceAccountName'] !== '' ? result['serviceAccountName']
+    : typeof result['serviceAccount'] === 'string' && result['serviceAccount'] !== '' ? result['serviceAccount'] : 'default';
+  result['serviceAccountName'] = account;
+  result['serviceAccount'] = account;
+  result['containers'] = records(result['containers']).map(defaultContainer);
+  if (Array.isArray(result['initContainers'])) result['initContainers'] = records(result['initContainers']).map(defaultContainer);
+  const tolerations = records(result['tolerations']);
+  for (const toleration of defaultTolerations) {
+    const covered = tolerations.some((existing) => (existing['key'] === toleration['key'] || existing['key'] === undefined || existing['key'] === '')
+      && (existing['effect'] === undefined || existing['effect'] === '' || existing['effect'] === 'NoExecute'));
+    if (!covered) tolerations.push({ ...toleration });
+  }
+  result['tolerations'] = tolerations;
+  return result;
+}
+
+function quantityKeys(container: Fields, part: 'requests' | 'limits'): Fields {
+  return fields(fields(container['resources'])[part]);
+}
+
+/** qos.GetPodQOS: BestEffort without requests or limits; Guaranteed when every container's cpu and memory limits equal its requests; Burstable otherwise. */
+export function podQosClass(spec: Fields): string {
+  const containers = [...records(spec['containers']), ...records(spec['initContainers'])];
+  const any = containers.some((container) => ['cpu', 'memory'].some((resource) => quantityKeys(container, 'requests')[resource] !== undefined || quantityKeys(container, 'limits')[resource] !== undefined));
+  if (!any) return 'BestEffort';
+  const guaranteed = containers.every((container) => ['cpu', 'memory'].every((resource) => {
+    const limit = quantityKeys(container, 'limits')[resource];
+    const request = quantityKeys(container, 'requests')[resource] ?? limit;
+    return limit !== undefined && String(limit) === String(request);
+  }));
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+const restartPolicies = ['Always', 'OnFailure', 'Never'];
+const dnsPolicies = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
+const protocols = ['SCTP', 'TCP', 'UDP'];
+
+function containerCauses(list: Fields[], path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  list.forEach((container, position) => {
+    const at = `${path}[${position}]`;
+    const name = container['name'];
+    if (typeof name !== 'string' || name === '') causes.push(required(`${at}.name`));
+    else if (names.has(name)) causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${JSON.stringify(name)}`, field: `${at}.name` });
+    else names.add(name);
+    if (typeof container['image'] !== 'string' || container['image'] === '') causes.push(required(`${at}.image`));
+    const policy = container['imagePullPolicy'];
+    if (typeof policy === 'string' && !pullPolicies.includes(policy)) causes.push(unsupported(`${at}.imagePullPolicy`, policy, pullPolicies));
+    records(container['ports']).forEach((port, index) => {
+      const number = port['containerPort'];
+      if (typeof number !== 'number' || number < 1 || number > 65535) causes.push(invalidValue(`${at}.ports[${index}].containerPort`, number ?? 0, 'must be between 1 and 65535, inclusive'));
+      if (typeof port['protocol'] === 'string' && !protocols.includes(port['protocol'])) causes.push(unsupported(`${at}.ports[${index}].protocol`, port['protocol'], protocols));
+    });
+  });
+  return causes;
+}
+
+function podSpecFor(object: KubeObject): Fields {
+  return fields(object['spec'] as JsonValue | undefined);
+}
+
+/** The pod spec fields an update may change (ValidatePodUpdate), blanked for comparison. */
+function mutablePartsCleared(spec: Fields): Fields {
+  const clearImages = (list: JsonValue | undefined) => records(list).map((container) => ({ ...container, image: '' }));
+  return {
+    ...spec, containers: clearImages(spec['containers']), initContainers: clearImages(spec['initContainers']),
+    activeDeadlineSeconds: null, tolerations: null, terminationGracePeriodSeconds: null,
+  };
+}
+
+const podUpdateMessage = 'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+export const podStrategy: Strategy = {
+  prepareForCreate(object) {
+    const spec = defaultPodSpec(podSpecFor(object));
+    object['spec'] = spec;
+    const status: Fields = { phase: 'Pending', qosClass: podQosClass(spec) };
+    // applySchedulingGatedCondition
+    if (records(spec['schedulingGates']).length > 0) {
+      status['conditions'] = [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: null, reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }];
+    }
+    object['status'] = status;
+  },
+  prepareForUpdate(object, old) {
+    keepStatus(object, old);
+    object['spec'] = defaultPodSpec(podSpecFor(object));
+  },
+  validate(object) {
+    const spec = podSpecFor(object);
+    const causes: StatusCause[] = [];
+    const containers = records(spec['containers']);
+    if (containers.length === 0) causes.push(required('spec.containers'));
+    causes.push(...containerCauses(containers, 'spec.containers'), ...containerCauses(records(spec['initContainers']), 'spec.initContainers'));
+    for (const [field, supported] of [['restartPolicy', restartPolicies], ['dnsPolicy', dnsPolicies]] as const) {
+      const value = spec[field];
+      if (typeof value === 'string' && !supported.includes(value)) causes.push(unsupported(`spec.${field}`, value, supported));
+    }
+    const grace = spec['terminationGracePeriodSeconds'];
+    if (typeof grace === 'number' && grace < 0) causes.push(invalidValue('spec.terminationGracePeriodSeconds', grace, 'must be greater than or equal to 0'));
+    return causes;
+  },
+  validateUpdate(object, old) {
+    const before = mutablePartsCleared(podSpecFor(old));
+    const after = mutablePartsCleared(podSpecFor(object));
+    return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ reason: 'FieldValueForbidden', message: podUpdateMessage, field: 'spec' }];
+  },
+};
+
+// --- nodes --------------------------------------------------------------------------------
+
+export const nodeStrategy: Strategy = {
+  // Nodes may carry status on create (the kubelet registers itself with it).
+  prepareForUpdate: keepStatus,
+};
+
+// --- services -----------------------------------------------------------------------------
+
+const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+
+function defaultServiceSpec(spec: Fields, old?: Fields): Fields {
+  const result: Fields = { ...spec };
+  if (result['type'] === undefined || result['type'] === '') result['type'] = 'ClusterIP';
+  const type = result['type'];
+  if (result['sessionAffinity'] === undefined || result['sessionAffinity'] === '') result['sessionAffinity'] = 'None';
+  if (result['sessionAffinity'] === 'ClientIP' && result['sessionAffinityConfig'] === undefined) {
+    result['sessionAffinityConfig'] = { clientIP: { timeoutSeconds: 10800 } };
+  }
+  const oldPorts = records(old?.['ports']);
+  result['ports'] = records(result['ports']).map((port, position) => {
+    const defaulted: Fields = { ...port, protocol: port['protocol'] ?? 'TCP' };
+    if (defaulted['targetPort'] === undefined || defaulted['targetPort'] === 0 || defaulted['targetPort'] === '') defaulted['targetPort'] = port['port'] ?? 0;
+    // An update that leaves an allocated node port out keeps it (patchAllocatedValues).
+    const previous = oldPorts.find((candidate) => candidate['port'] === port['port'] && (candidate['protocol'] ?? 'TCP') === defaulted['protocol']) ?? oldPorts[position];
+    if ((defaulted['nodePort'] === undefined || defaulted['nodePort'] === 0) && typeof previous?.['nodePort'] === 'number' && (type === 'NodePort' || type === 'LoadBalancer')) {
+      defaulted['nodePort'] = previous['nodePort'];
+    }
+    if (type !== 'NodePort' && type !== 'LoadBalancer') delete defaulted['nodePort'];
+    return defaulted;
+  });
+  if (type === 'ExternalName') {
+    delete result['clusterIP'];
+    delete result['clusterIPs'];
+  } else {
+    const ips = Array.isArray(result['clusterIPs']) ? result['clusterIPs'] : [];
+    if ((result['clusterIP'] === undefined || result['clusterIP'] === '') && typeof ips[0] === 'string') result['clusterIP'] = ips[0];
+    if ((result['clusterIP'] === undefined || result['clusterIP'] === '') && typeof old?.['clusterIP'] === 'string') result['clusterIP'] = old['clusterIP'];
+    if (result['clusterIP'] === undefined) result['clusterIP'] = '';
+    if (result['clusterIP'] === 'None') result['clusterIPs'] = ['None'];
+    if (result['internalTrafficPolicy'] === undefined) result['internalTrafficPolicy'] = 'Cluster';
+    if (result['ipFamilies'] === undefined) result['ipFamilies'] = ['IPv4'];
+    if (result['ipFamilyPolicy'] === undefined) result['ipFamilyPolicy'] = 'SingleStack';
+  }
+  if (type === 'NodePort' || type === 'LoadBalancer') {
+    if (result['externalTrafficPolicy'] === undefined || result['externalTrafficPolicy'] === '') result['externalTrafficPolicy'] = 'Cluster';
+  }
+  if (type === 'LoadBalancer' && result['allocateLoadBalancerNodePorts'] === undefined) result['allocateLoadBalancerNodePorts'] = true;
+  return result;
+}
+
+const ipv4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+export const serviceStrategy: Strategy = {
+  prepareForCreate(object) {
+    object['spec'] = defaultServiceSpec(fields(object['spec'] as JsonValue | undefined));
+    object['status'] = { loadBalancer: {} };
+  },
+  prepareForUpdate(object, old) {
+    keepStatus(object, old);
+    object['spec'] = defaultServiceSpec(fields(object['spec'] as JsonValue | undefined), fields(old['spec'] as JsonValue | undefined));
+  },
+  validate(object) {
+    const spec = fields(object['spec'] as JsonValue | undefined);
+    const causes: StatusCause[] = [];
+    const type = spec['type'];
+    if (typeof type === 'string' && !serviceTypes.includes(type)) causes.push(unsupported('spec.type', type, serviceTypes));
+    const ports = records(spec['ports']);
+    const headless = spec['clusterIP'] === 'None';
+    if (type === 'ExternalName') {
+      if (typeof spec['externalName'] !== 'string' || spec['externalName'] === '') causes.push(required('spec.externalName'));
+    } else if (ports.length === 0 && !headless) {
+      causes.push(required('spec.ports'));
+    }
+    const names = new Set<string>();
+    ports.forEach((port, position) => {
+      const at = `spec.ports[${position}]`;
+      const number = port['port'];
+      if (typeof number !== 'number' || number < 1 || number > 65535) causes.push(invalidValue(`${at}.port`, number ?? 0, 'must be between 1 and 65535, inclusive'));
+      if (ports.length > 1 && (typeof port['name'] !== 'string' || port['name'] === '')) causes.push(required(`${at}.name`));
+      if (typeof port['name'] === 'string' && port['name'] !== '') {
+        if (names.has(port['name'])) causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${JSON.stringify(port['name'])}`, field: `${at}.name` });
+        names.add(port['name']);
+      }
+      if (typeof port['protocol'] === 'string' && !protocols.includes(port['protocol'])) causes.push(unsupported(`${at}.protocol`, port['protocol'], protocols));
+      if (type === 'ClusterIP' && typeof port['nodePort'] === 'number' && port['nodePort'] !== 0) {
+        causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: may not be used when `type` is \'ClusterIP\'', field: `${at}.nodePort` });
+      }
+    });
+    const clusterIp = spec['clusterIP'];
+    if (typeof clusterIp === 'string' && clusterIp !== '' && clusterIp !== 'None' && !ipv4.test(clusterIp)) {
+      causes.push(invalidValue('spec.clusterIPs[0]', clusterIp, 'must be empty, \'None\', or a valid IP address'));
+    }
+    if (headless && (type === 'NodePort' || type === 'LoadBalancer')) {
+      causes.push(invalidValue('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${String(type)} services`));
+    }
+    const affinity = spec['sessionAffinity'];
+    if (typeof affinity === 'string' && affinity !== 'None' && affinity !== 'ClientIP') causes.push(unsupported('spec.sessionAffinity', affinity, ['ClientIP', 'None']));
+    return causes;
+  },
+  validateUpdate(object, old) {
+    const before = fields(old['spec'] as JsonValue | undefined)['clusterIP'];
+    const after = fields(object['spec'] as JsonValue | undefined)['clusterIP'];
+    const type = fields(object['spec'] as JsonValue | undefined)['type'];
+    if (type === 'ExternalName' || typeof before !== 'string' || before === '' || after === before) return [];
+    return [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify([after ?? ''])}: may not change once set`, field: 'spec.clusterIPs[0]' }];
+  },
+};
+
+// --- endpoints ----------------------------------------------------------------------------
+
+export const endpointsStrategy: Strategy = {
+  prepareForCreate(object) {
+    defaultEndpointPorts(object);
+  },
+  prepareForUpdate(object) {
+    defaultEndpointPorts(object);
+  },
+  validate(object) {
+    const causes: StatusCause[] = [];
+    records(object['subsets'] as JsonValue | undefined).forEach((subset, position) => {
+      for (const part of ['addresses', 'notReadyAddresses'] as const) {
+        records(subset[part]).forEach((address, index) => {
+          const ip = address['ip'];
+          if (typeof ip !== 'string' || ip === '') causes.push(required(`subsets[${position}].${part}[${index}].ip`));
+        });
+      }
+      records(subset['ports']).forEach((port, index) => {
+        const number = port['port'];
+        if (typeof number !== 'number' || number < 1 || number > 65535) causes.push(invalidValue(`subsets[${position}].ports[${index}].port`, number ?? 0, 'must be between 1 and 65535, inclusive'));
+      });
+    });
+    return causes;
+  },
+};
+
+function defaultEndpointPorts(object: KubeObject): void {
+  if (!Array.isArray(object['subsets'])) return;
+  object['subsets'] = records(object['subsets'] as JsonValue).map((subset) => (Array.isArray(subset['ports'])
+    ? { ...subset, ports: records(subset['ports']).map((port) => ({ ...port, protocol: port['protocol'] ?? 'TCP' })) }
+    : subset));
+}
+
+// --- events.k8s.io/v1 ---------------------------------------------------------------------
+
+export const eventsV1Strategy: Strategy = {
+  validate(object) {
+    const causes: StatusCause[] = [];
+    const eventTime = object['eventTime'];
+    if (typeof eventTime !== 'string' || eventTime === '') causes.push(required('eventTime'));
+    for (const field of ['reportingController', 'reportingInstance', 'action', 'reason']) {
+      if (typeof object[field] !== 'string' || object[field] === '') causes.push(required(field));
+    }
+    const type = object['type'];
+    if (typeof type !== 'string' || (type !== 'Normal' && type !== 'Warning')) causes.push(unsupported('type', (type ?? '') as JsonValue, ['Normal', 'Warning']));
+    if (typeof object['note'] === 'string' && object['note'].length > 1024) causes.push({ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1024 bytes', field: 'note' });
+    return causes;
+  },
+};
