@@ -101,7 +101,8 @@ export class Wal {
    */
   async appendSnapshotMarker(marker: SnapshotMarker, hardState: HardState): Promise<void> {
     await this.#guarded(async () => {
-      await this.#writeRecords(Buffer.concat([encodeHardState(hardState), encodeSnapshotMarker(marker)]), marker.index);
+      // The marker first, for the reason encodeBatch puts the hard state last.
+      await this.#writeRecords(Buffer.concat([encodeSnapshotMarker(marker), encodeHardState(hardState)]), marker.index);
       this.#lastIndex = Math.max(this.#lastIndex, marker.index);
     });
   }
@@ -184,9 +185,15 @@ export class Wal {
   }
 }
 
+/**
+ * Entries first, then the hard state (as etcd's WAL Save): a torn write keeps a prefix of the
+ * records, so a hard state that survives implies every entry of its batch survived. The other
+ * order could keep a commit index that covers entries of the batch (ones that replaced a
+ * divergent suffix) while losing them: recovery would then apply the stale suffix as committed.
+ */
 function encodeBatch(entries: readonly Entry[], hardState: HardState | undefined): Buffer {
   const records = entries.map(encodeEntry);
-  if (hardState !== undefined) records.unshift(encodeHardState(hardState));
+  if (hardState !== undefined) records.push(encodeHardState(hardState));
   return Buffer.concat(records);
 }
 

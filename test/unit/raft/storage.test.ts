@@ -138,3 +138,27 @@ describe('raft storage - memory', () => {
     expect(new MemoryStorage(durable).recovered.hardState).toEqual({ term: 1, vote: 'a', commit: 1 });
   });
 });
+
+describe('raft storage - WAL record order under torn writes', () => {
+  // Found by the simulator (torn writes that keep a prefix of a batch's records): with the hard
+  // state written before the entries, a crash could keep a commit index that covers entries of
+  // the batch, which replaced a divergent suffix, while losing those entries. Recovery then
+  // clamped the commit to the stale suffix and applied it as committed.
+  it('a torn batch never keeps a hard state whose commit covers entries it lost', async () => {
+    const wal = await reopen();
+    await wal.append([makeEntry(1, 1), makeEntry(2, 1), makeEntry(3, 1)], { term: 1, vote: 'a', commit: 1 });
+    // A new leader's entry 3 of term 2 replaces the uncommitted 3/1, and commits through 3.
+    await wal.append([makeEntry(3, 2, 200)], { term: 2, vote: undefined, commit: 3 });
+    await wal.close();
+    const file = await segmentPath();
+    const whole = await readFile(file);
+    for (let cut = 1; cut <= 240; cut += 7) {
+      await writeFile(file, whole.subarray(0, whole.byteLength - cut)); // a crash anywhere in the last batch
+      const recovered = await reopen();
+      const { entries, hardState } = recovered.recovered;
+      await recovered.close();
+      const third = entries.find((entry) => entry.index === 3);
+      if (hardState.commit >= 3) expect(third?.term).toBe(2);
+    }
+  });
+});
