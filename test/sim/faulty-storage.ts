@@ -1,5 +1,6 @@
-// Owns: one member's simulated disk. Writes (as the WAL orders them: hard state record first,
-// then a snapshot record if any, then one record per entry) land in a volatile buffer and become
+// Owns: one member's simulated disk. Writes (in raft/node's order: a snapshot received from the
+// leader first (its file precedes the WAL write), then as the WAL orders a batch: one record per
+// entry, then the hard state record last) land in a volatile buffer and become
 // durable only at sync(), the simulated fsync. A crash drops the unsynced buffer, or, for a torn
 // write, keeps a random prefix of its records: exactly what a real disk may do with data that
 // was written but not fsynced. A snapshot record (taken locally before compact(), or received
@@ -81,15 +82,22 @@ export class FaultyStorage {
 
   /** Writes a Ready's hard state, snapshot and entries without syncing them (Ready contract steps 0-1). */
   write(ready: Ready): void {
-    if (ready.hardState !== undefined) this.#record({ kind: 'hardState', hardState: ready.hardState });
+    if (ready.hardState !== undefined && this.hardStateFirst) this.#record({ kind: 'hardState', hardState: ready.hardState });
     if (ready.snapshot !== undefined) this.#record({ kind: 'snapshot', snapshot: ready.snapshot });
     for (const entry of ready.entries) this.#record({ kind: 'entry', entry });
+    if (ready.hardState !== undefined && !this.hardStateFirst) this.#record({ kind: 'hardState', hardState: ready.hardState });
   }
 
   /** Writes a snapshot the member took of its own state machine (durable at the next sync). */
   writeSnapshot(snapshot: Snapshot): void {
     this.#record({ kind: 'snapshot', snapshot });
   }
+
+  /**
+   * Test hook: the record order the WAL had before the simulator found it unsafe (hard state
+   * before the snapshot and entries of its batch), to show the checks catch what it allows.
+   */
+  hardStateFirst = false;
 
   /** Told of every hard state that becomes durable (at a sync, or kept by a torn write). */
   onDurableHardState: ((hardState: HardState) => void) | undefined = undefined;
@@ -108,6 +116,11 @@ export class FaultyStorage {
 
   get unsyncedRecords(): number {
     return this.#unsynced.length;
+  }
+
+  /** Snapshot records among the unsynced ones from position `from` on (what a crash keeping `from` loses). */
+  unsyncedSnapshotsAfter(from: number): number {
+    return this.#unsynced.slice(from).filter((record) => record.kind === 'snapshot').length;
   }
 
   /** Loses unsynced writes except the first `recordsKept` (0 for a clean loss). */

@@ -55,6 +55,11 @@ export interface SnapshotKnobs {
   readonly retainEntries: number;
   /** Bytes per InstallSnapshot chunk: small, so snapshots of a few hundred bytes travel in several chunks. */
   readonly chunkBytes: number;
+  /**
+   * Chance that a member is crashed while a snapshot it took or received is written but not yet
+   * fsynced (a torn write may still keep it): crashes at random times rarely hit that window.
+   */
+  readonly crashWhileSyncingProbability: number;
 }
 
 /** Membership changes and leadership transfers, asked of the leader at seeded times. */
@@ -172,6 +177,7 @@ function sampleSnapshots(random: SimRandom): SnapshotKnobs {
     everyEntries: random.pick([0, 3, 5, 8, 13, 25]),
     retainEntries: random.pick([0, 0, 1, 4, 16]),
     chunkBytes: random.pick([16, 64, 256, 4096]),
+    crashWhileSyncingProbability: random.pick([0, 0.05, 0.2]),
   };
 }
 
@@ -202,6 +208,7 @@ export function validateOptions(options: SimOptions): void {
   assert(clients.clientCount >= 1 && clients.keyCount >= 1, 'at least one client and one key');
   assert(clients.requestTimeoutMs > network.delayMaxMs * 2, 'request timeout shorter than a round trip');
   const { snapshots, membership } = options;
+  assert(snapshots.crashWhileSyncingProbability >= 0 && snapshots.crashWhileSyncingProbability < 1, 'crash-while-syncing is a probability');
   assert(snapshots.everyEntries >= 0 && snapshots.retainEntries >= 0 && snapshots.chunkBytes >= 1, 'snapshot knobs are non-negative, chunks carry bytes');
   assert(membership.spareMembers >= 0 && options.memberCount + membership.spareMembers <= 26, 'member ids are single letters');
   assert(membership.votersMin >= 1, 'a configuration keeps a voter');
@@ -219,7 +226,8 @@ export function formatOptions(options: SimOptions): string {
       + ` torn=${f.tornWriteProbability} fsync=${f.fsyncMinMs}-${f.fsyncMaxMs}ms`,
     `clients count=${c.clientCount} keys=${c.keyCount} read=${c.readProbability} append=${c.appendProbability}`
       + ` timeout=${c.requestTimeoutMs}ms timeouts=${c.timeoutsMax} think=0-${c.thinkMaxMs}ms`,
-    `snapshots every=${s.everyEntries === 0 ? 'off' : `${s.everyEntries}entries`} retain=${s.retainEntries} chunk=${s.chunkBytes}B`,
+    `snapshots every=${s.everyEntries === 0 ? 'off' : `${s.everyEntries}entries`} retain=${s.retainEntries} chunk=${s.chunkBytes}B`
+      + ` crashWhileSyncing=${s.crashWhileSyncingProbability}`,
     `membership spares=${m.spareMembers} change every=${m.changeIntervalMs === 0 ? 'off' : `${m.changeIntervalMs}ms`}`
       + ` removeLeader=${m.removeLeaderProbability} votersMin=${m.votersMin}`
       + ` transfer every=${m.transferIntervalMs === 0 ? 'off' : `${m.transferIntervalMs}ms`}`,

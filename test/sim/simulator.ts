@@ -1,8 +1,11 @@
-// Owns: one deterministic simulation run (VOPR style): the cluster of members, clients, network
-// and storage faults on a virtual-time agenda driven by one seeded rng, with the safety checks
-// after every step, then the liveness phase (heal everything, finish every client operation,
-// converge) and the linearizability check of the client history. Returns a SimResult; a
-// violation carries the seed, the knobs and the trace tail. Never reads a clock or Math.random.
+// Owns: one deterministic simulation run (VOPR style): the cluster of members (the bootstrap
+// voters and spare members outside the configuration), clients, network and storage faults
+// (crashes at random times and while a snapshot is unsynced) and the administrative requests
+// (membership changes, leadership transfers) on a virtual-time agenda driven by one seeded rng,
+// with the safety checks after every step, then the liveness phase (heal everything, finish every
+// client operation, converge every member of the leader's configuration) and the
+// linearizability check of the client history. Returns a SimResult; a violation carries the
+// seed, the knobs and the trace tail. Never reads a clock or Math.random.
 import { isMember } from '../../raft/core/index.ts';
 import type { Configuration, CoreStatus, Entry, MembershipChange, Message, Ready } from '../../raft/core/index.ts';
 import { AssertionError, assert } from '../../raft/stdx/index.ts';
@@ -36,6 +39,7 @@ type SimEvent =
   | { readonly kind: 'tick'; readonly member: SimMember; readonly incarnation: number }
   | { readonly kind: 'fsync'; readonly member: SimMember; readonly incarnation: number }
   | { readonly kind: 'restart'; readonly member: SimMember }
+  | { readonly kind: 'crash'; readonly member: SimMember; readonly incarnation: number }
   | { readonly kind: 'deliver'; readonly packet: Packet }
   | { readonly kind: 'clientWake'; readonly client: SimClient; readonly token: number }
   | { readonly kind: 'faultCheck' }
@@ -47,6 +51,8 @@ type SimEvent =
 export interface SimHooks {
   /** Called for each Raft message a member sends; returns what goes on the wire instead. */
   readonly corruptRaftMessage?: (message: Message, random: SimRandom) => readonly Message[];
+  /** Members write a batch's hard state before its snapshot and entries (FaultyStorage.hardStateFirst). */
+  readonly hardStateFirst?: boolean;
   /** Receives every trace line as it is recorded (verbose replay). */
   readonly traceSink?: (line: string) => void;
 }
@@ -78,6 +84,8 @@ export interface SimStats {
   readonly transfers: number;
   readonly snapshotsTaken: number;
   readonly snapshotsInstalled: number;
+  /** Unsynced snapshot records (taken or received) that crashes lost. */
+  readonly snapshotsLost: number;
   /** Snapshots the safety checker compared with its reference state machine. */
   readonly snapshotsChecked: number;
   /** The voters of the last leader's configuration at the end of the run. */
@@ -126,6 +134,7 @@ class Simulation {
   #transfers = 0;
   #snapshotsTaken = 0;
   #snapshotsInstalled = 0;
+  #snapshotsLost = 0;
   #detail: string[] = [];
 
   constructor(options: SimOptions, random: SimRandom, hooks: SimHooks) {
@@ -148,6 +157,7 @@ class Simulation {
     for (const member of this.#members) {
       this.#memberById.set(member.id, member);
       member.storage.onDurableHardState = (hardState) => this.#checker.onDurableHardState(member.id, hardState);
+      member.storage.hardStateFirst = hooks.hardStateFirst === true;
     }
     this.#clients = Array.from({ length: options.clients.clientCount }, (_, position) =>
       new SimClient(`c${position + 1}`, ids, options.clients, random, this.#history, this.#clientEnvironment()));
@@ -273,6 +283,7 @@ class Simulation {
       case 'tick': this.#onTick(event.member, event.incarnation); return;
       case 'fsync': this.#onFsync(event.member, event.incarnation); return;
       case 'restart': if (!event.member.up) this.#startMember(event.member); return;
+      case 'crash': this.#onSnapshotCrash(event.member, event.incarnation); return;
       case 'deliver': this.#deliver(event.packet); return;
       case 'clientWake': event.client.wake(event.token); return;
       case 'faultCheck': this.#onFaultCheck(); return;
@@ -397,12 +408,29 @@ class Simulation {
     this.#record(`partition #${partition} healed`);
   }
 
+  /** A snapshot is about to be persisted at `member`: maybe crash it before its fsync. */
+  #maybeCrashSyncingSnapshot(member: SimMember): void {
+    if (!this.#faultsOn || !this.#random.chance(this.#options.snapshots.crashWhileSyncingProbability)) return;
+    // Same virtual time, queued before the fsync: the crash comes first.
+    this.#queue.push(this.#now, { kind: 'crash', member, incarnation: member.incarnation });
+  }
+
+  #onSnapshotCrash(member: SimMember, incarnation: number): void {
+    const down = this.#members.filter((other) => !other.up).length;
+    if (!this.#faultsOn || member.incarnation !== incarnation || !member.up || down >= this.#options.faults.crashedMembersMax) return;
+    this.#record(`crash ${member.id} while its snapshot is unsynced`);
+    this.#crash(member);
+  }
+
   #crash(member: SimMember): void {
     const unsynced = member.storage.unsyncedRecords;
     const kept = unsynced > 0 && this.#random.chance(this.#options.faults.tornWriteProbability) ? this.#random.between(0, unsynced) : 0;
+    const snapshotsLost = member.storage.unsyncedSnapshotsAfter(kept);
     member.crash(kept);
     this.#crashes += 1;
-    this.#record(`crash ${member.id}: kept ${kept} of ${unsynced} unsynced records; durable last=${member.storage.durableLastIndex()}`);
+    this.#snapshotsLost += snapshotsLost;
+    this.#record(`crash ${member.id}: kept ${kept} of ${unsynced} unsynced records (${snapshotsLost} snapshots lost); durable last=${member.storage.durableLastIndex()}`
+      + ` snapshot=${member.storage.durableSnapshotIndex()}`);
     const faults = this.#options.faults;
     this.#queue.push(this.#now + this.#random.between(faults.downMinMs, faults.downMaxMs), { kind: 'restart', member });
   }
@@ -426,10 +454,14 @@ class Simulation {
       coreRng: () => this.#random.fork(),
       onWritten: (member: SimMember, ready: Ready) => {
         this.#checker.onWritten(member.id, ready.entries, (index) => member.storage.writtenTermAt(index));
+        if (ready.snapshot !== undefined) this.#maybeCrashSyncingSnapshot(member);
       },
       onApplied: (member: SimMember, entry: Entry) => this.#checker.onApplied(member.id, entry),
       onSnapshot: (member, snapshot, source) => {
-        if (source === 'taken') this.#snapshotsTaken += 1;
+        if (source === 'taken') {
+          this.#snapshotsTaken += 1;
+          this.#maybeCrashSyncingSnapshot(member);
+        }
         if (source === 'installed') this.#snapshotsInstalled += 1;
         this.#checker.onSnapshot(member.id, snapshot, source);
       },
@@ -535,7 +567,7 @@ class Simulation {
       crashes: this.#crashes, partitions: this.#partitions, operations: this.#history.size,
       completed: this.#clients.reduce((sum, client) => sum + client.completed, 0), pending: this.#history.pendingCount(),
       membershipChanges: this.#membershipChanges, membershipRefused: this.#membershipRefused, transfers: this.#transfers,
-      snapshotsTaken: this.#snapshotsTaken, snapshotsInstalled: this.#snapshotsInstalled, snapshotsChecked: this.#checker.snapshotsChecked,
+      snapshotsTaken: this.#snapshotsTaken, snapshotsInstalled: this.#snapshotsInstalled, snapshotsLost: this.#snapshotsLost, snapshotsChecked: this.#checker.snapshotsChecked,
       finalVoters: this.#leader()?.configuration()?.voters ?? [],
     };
   }

@@ -75,14 +75,19 @@ describe('faulty storage', () => {
     expect(storage.restored().entries.map((kept) => kept.index)).toEqual([1]);
   });
 
-  it('a torn write keeps a prefix of records: hard state first, then entries in order', () => {
+  it('a torn write keeps a prefix of records: entries in order, then the hard state (as the WAL writes them)', () => {
     const storage = new FaultyStorage();
     storage.write(ready([entry(1, 3, 'x'), entry(2, 3, 'y')], 3));
     expect(storage.unsyncedRecords).toBe(3);
-    storage.crash(2);
+    storage.crash(1);
     const restored = storage.restored();
-    expect(restored.hardState.term).toBe(3);
+    expect(restored.hardState.term).toBe(0);
     expect(restored.entries.map((kept) => kept.index)).toEqual([1]);
+    const whole = new FaultyStorage();
+    whole.write(ready([entry(1, 3, 'x'), entry(2, 3, 'y')], 3));
+    whole.crash(3);
+    expect(whole.restored().hardState.term).toBe(3);
+    expect(whole.restored().entries.map((kept) => kept.index)).toEqual([1, 2]);
   });
 
   it('an overwrite replaces the stored suffix from its first index', () => {
@@ -328,7 +333,7 @@ describe('faulty storage - snapshots', () => {
     torn.sync();
     torn.write({ ...ready([entry(4, 2, 'd')], 2), snapshot: snapshot(3, 2, 's3') } as Ready);
     expect(torn.unsyncedRecords).toBe(3);
-    torn.crash(2); // hard state and snapshot reached the disk, entry 4 did not
+    torn.crash(1); // the snapshot reached the disk; entry 4 and the hard state did not
     expect(torn.restored().snapshot?.meta.index).toBe(3);
     expect(torn.restored().entries).toEqual([]);
     expect(torn.durableLastIndex()).toBe(3);
