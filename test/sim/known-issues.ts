@@ -1,4 +1,4 @@
-// Owns: the raft/core defects the simulator has found (both are fixed in raft/core), with how
+// Owns: the raft/ defects the simulator has found (all fixed in raft/), with how
 // the simulator recognizes each, so that a regression is reported by name. A violation
 // attributed to one is still a violation: npm run sim exits 1 and the CI sweep fails on it.
 
@@ -15,6 +15,13 @@ export const knownCoreIssues = {
     + 'request of its own term grants it and then trips the assertion "leaders and candidates voted for '
     + 'themselves" in handleRequestVote: the member crashes. etcd grants such a vote and stays '
     + 'pre-candidate. Recognized by the assertion message.',
+  'wal-hard-state-first':
+    'raft/storage/wal.ts wrote a batch\'s hard state record before its entries (and before a snapshot '
+    + 'marker). A crash that kept the hard state but lost the entries after it could keep a commit index '
+    + 'covering entries that had replaced a divergent uncommitted suffix: the restarted member applied the '
+    + 'stale suffix as committed (state-machine-safety, seed 1956). Fixed by writing the hard state last; '
+    + 'the simulator reproduces it with the hardStateFirst hook (sim.test.ts). Not recognized by name: it '
+    + 'reports as a state-machine-safety violation.',
 } as const;
 
 export type KnownCoreIssue = keyof typeof knownCoreIssues;
