@@ -11,9 +11,10 @@
 //   kubernetes/api@10b39a39bcee995dfe7cd5e8e7b922be5e46f1e2
 //     core/v1/generated.proto                (Namespace, ConfigMap, Secret, ServiceAccount, Event, ...)
 //     coordination/v1/generated.proto        (Lease, LeaseSpec, LeaseList)
+//     policy/v1/generated.proto              (Eviction)
 // Fields of those messages that kstore does not model are left out on purpose: protobuf skips
 // unknown fields when decoding, so a peer sending them is still understood (they are dropped).
-// None of the listed messages uses intstr.IntOrString, so util/intstr is not needed.
+//   kubernetes/apimachinery pkg/util/intstr/generated.proto (IntOrString: a number or a string in JSON)
 
 /** One proto file: its package is the real Kubernetes package, so fully-qualified names match. */
 export interface ProtoSource {
@@ -298,7 +299,115 @@ message LeaseList {
 `,
 };
 
-export const protoSources: readonly ProtoSource[] = [runtime, metaV1, coreV1, coordinationV1];
+const intstr: ProtoSource = {
+  origin: 'k8s.io/apimachinery/pkg/util/intstr/generated.proto',
+  text: `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.util.intstr;
+
+message IntOrString {
+  optional int64 type = 1;
+  optional int32 intVal = 2;
+  optional string strVal = 3;
+}
+`,
+};
+
+/** core/v1 Service and what it holds, in a file of their own (same package as coreV1). */
+const coreV1Services: ProtoSource = {
+  origin: 'k8s.io/api/core/v1/generated.proto',
+  text: `
+syntax = "proto2";
+package k8s.io.api.core.v1;
+
+message ServicePort {
+  optional string name = 1;
+  optional string protocol = 2;
+  optional string appProtocol = 6;
+  optional int32 port = 3;
+  optional k8s.io.apimachinery.pkg.util.intstr.IntOrString targetPort = 4;
+  optional int32 nodePort = 5;
+}
+
+message ClientIPConfig {
+  optional int32 timeoutSeconds = 1;
+}
+
+message SessionAffinityConfig {
+  optional ClientIPConfig clientIP = 1;
+}
+
+message ServiceSpec {
+  repeated ServicePort ports = 1;
+  map<string, string> selector = 2;
+  optional string clusterIP = 3;
+  repeated string clusterIPs = 18;
+  optional string type = 4;
+  repeated string externalIPs = 5;
+  optional string sessionAffinity = 7;
+  optional string loadBalancerIP = 8;
+  repeated string loadBalancerSourceRanges = 9;
+  optional string externalName = 10;
+  optional string externalTrafficPolicy = 11;
+  optional int32 healthCheckNodePort = 12;
+  optional bool publishNotReadyAddresses = 13;
+  optional SessionAffinityConfig sessionAffinityConfig = 14;
+  repeated string ipFamilies = 19;
+  optional string ipFamilyPolicy = 17;
+  optional bool allocateLoadBalancerNodePorts = 20;
+  optional string loadBalancerClass = 21;
+  optional string internalTrafficPolicy = 22;
+  optional string trafficDistribution = 23;
+}
+
+message PortStatus {
+  optional int32 port = 1;
+  optional string protocol = 2;
+  optional string error = 3;
+}
+
+message LoadBalancerIngress {
+  optional string ip = 1;
+  optional string hostname = 2;
+  optional string ipMode = 3;
+  repeated PortStatus ports = 4;
+}
+
+message LoadBalancerStatus {
+  repeated LoadBalancerIngress ingress = 1;
+}
+
+message ServiceStatus {
+  optional LoadBalancerStatus loadBalancer = 1;
+}
+
+message Service {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ServiceSpec spec = 2;
+  optional ServiceStatus status = 3;
+}
+
+message ServiceList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Service items = 2;
+}
+`,
+};
+
+const policyV1: ProtoSource = {
+  origin: 'k8s.io/api/policy/v1/generated.proto',
+  text: `
+syntax = "proto2";
+package k8s.io.api.policy.v1;
+
+message Eviction {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions deleteOptions = 2;
+}
+`,
+};
+
+export const protoSources: readonly ProtoSource[] = [runtime, metaV1, intstr, coreV1, coreV1Services, coordinationV1, policyV1];
 
 const meta = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 const core = 'k8s.io.api.core.v1';
@@ -308,14 +417,17 @@ export const unknownMessage = 'k8s.io.apimachinery.pkg.runtime.Unknown';
 export const timeMessage = `${meta}.Time`;
 export const microTimeMessage = `${meta}.MicroTime`;
 export const fieldsV1Message = `${meta}.FieldsV1`;
+export const intOrStringMessage = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
 
 /** The message for each apiVersion/kind pair carried in Unknown.typeMeta. */
 export const kindMessages: ReadonlyMap<string, string> = new Map([
   ...(['Namespace', 'NamespaceList', 'ConfigMap', 'ConfigMapList', 'Secret', 'SecretList',
-    'ServiceAccount', 'ServiceAccountList', 'Event', 'EventList'] as const)
+    'ServiceAccount', 'ServiceAccountList', 'Event', 'EventList', 'Service', 'ServiceList'] as const)
     .map((kind): [string, string] => [`v1/${kind}`, `${core}.${kind}`]),
   ...(['Lease', 'LeaseList'] as const)
     .map((kind): [string, string] => [`coordination.k8s.io/v1/${kind}`, `${coordination}.${kind}`]),
+  // The body of POST pods/<name>/eviction, as kubectl drain's typed client sends it.
+  ['policy/v1/Eviction', 'k8s.io.api.policy.v1.Eviction'],
   // meta/v1 kinds are registered into every group version (metav1.AddToGroupVersion), so a typed
   // client sends DeleteOptions under the resource's own group version.
   ...['v1', 'meta.k8s.io/v1', 'coordination.k8s.io/v1'].flatMap((apiVersion) => (['Status', 'DeleteOptions'] as const)
@@ -339,5 +451,10 @@ export const keepZeroFields: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   [`${core}.Secret`, new Set(['immutable'])],
   [`${core}.ServiceAccount`, new Set(['automountServiceAccountToken'])],
   [`${core}.Event`, new Set(['reportingComponent', 'reportingInstance'])],
+  [`${core}.ServicePort`, new Set(['port', 'appProtocol'])],
+  [`${core}.ServiceSpec`, new Set(['ipFamilyPolicy', 'allocateLoadBalancerNodePorts', 'loadBalancerClass', 'internalTrafficPolicy', 'trafficDistribution'])],
+  [`${core}.ClientIPConfig`, new Set(['timeoutSeconds'])],
+  [`${core}.LoadBalancerIngress`, new Set(['ipMode'])],
+  [`${core}.PortStatus`, new Set(['port', 'protocol', 'error'])],
   [`${coordination}.LeaseSpec`, new Set(['holderIdentity', 'leaseDurationSeconds', 'leaseTransitions', 'strategy', 'preferredHolder'])],
 ]);

@@ -12,7 +12,7 @@
 import protobuf from 'protobufjs';
 import type { Field, Type } from 'protobufjs';
 import {
-  fieldsV1Message, keepZeroFields, kindMessages, microTimeMessage, protoSources, timeMessage, unknownMessage,
+  fieldsV1Message, intOrStringMessage, keepZeroFields, kindMessages, microTimeMessage, protoSources, timeMessage, unknownMessage,
 } from './k8s-types.ts';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -142,7 +142,13 @@ function valueToJson(field: Field, value: unknown): unknown {
   const name = qualifiedName(type);
   if (name === timeMessage || name === microTimeMessage) return timeToJson(value as JsonObject, name === microTimeMessage);
   if (name === fieldsV1Message) return fieldsV1ToJson(value as JsonObject);
+  if (name === intOrStringMessage) return intOrStringToJson(value as JsonObject);
   return messageToJson(type, value as JsonObject);
+}
+
+/** intstr.IntOrString: type 0 is intVal (0 included), type 1 strVal, as its JSON marshaller writes. */
+function intOrStringToJson(value: JsonObject): number | string {
+  return Number(value['type'] ?? 0) === 1 ? String(value['strVal'] ?? '') : Number(value['intVal'] ?? 0);
 }
 
 function isZeroScalar(value: unknown): boolean {
@@ -223,6 +229,7 @@ function valueFromJson(field: Field, value: unknown): unknown {
   const name = qualifiedName(type);
   if (name === timeMessage || name === microTimeMessage) return timeFromJson(field, value);
   if (name === fieldsV1Message) return { Raw: Buffer.from(JSON.stringify(value), 'utf8') };
+  if (name === intOrStringMessage) return typeof value === 'string' ? { type: 1, intVal: 0, strVal: value } : { type: 0, intVal: Number(value), strVal: '' };
   return messageFromJson(type, expectObject(field, value));
 }
 

@@ -1,0 +1,121 @@
+// End-to-end: pods, services, nodes and endpoints through the real kubectl against one kstore
+// server: `kubectl run`, `create service`, `get` (tables as kube-apiserver prints them),
+// `get all`, field selectors, `logs` (no kubelets), `drain` (cordon, evictions through the pod
+// eviction subresource with kubectl's protobuf client, waiting for the pods to go).
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { KstoreProcess } from '../support/kstore-process.ts';
+import { describeResult, Kubectl } from '../support/kubectl.ts';
+import type { KubectlResult } from '../support/kubectl.ts';
+import { parseTable } from '../support/table.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import type { TempDir } from '../support/temp-dir.ts';
+
+let dir: TempDir | undefined;
+let server: KstoreProcess | undefined;
+let kubectl: Kubectl;
+const ns = 'work';
+
+beforeAll(async () => {
+  dir = await makeTempDir('kstore-e2e-workloads-');
+  server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'data') });
+  kubectl = new Kubectl({ kubeconfig: server.kubeconfigPath, cacheDir: path.join(dir.path, 'kube-cache') });
+  await ok(['create', 'namespace', ns]);
+});
+
+afterAll(async () => {
+  kubectl?.stopAll();
+  if (server) await server.stop().catch(() => server?.kill());
+  await dir?.remove();
+});
+
+function diagnostics(args: readonly string[], result: KubectlResult): string {
+  return `${describeResult(args, result)}\nserver output (tail):\n${server?.output().slice(-4000) ?? ''}`;
+}
+
+async function ok(args: readonly string[], input?: string): Promise<string> {
+  const result = await kubectl.run(args, input === undefined ? {} : { input });
+  expect(result.code, diagnostics(args, result)).toBe(0);
+  return result.stdout;
+}
+
+async function ensure(object: Record<string, unknown>): Promise<void> {
+  const metadata = object['metadata'] as { name: string; namespace?: string };
+  const scope = metadata.namespace ? ['-n', metadata.namespace] : [];
+  if ((await kubectl.run(['get', String(object['kind']).toLowerCase(), metadata.name, ...scope, '-o', 'name'])).code === 0) return;
+  await ok(['create', '-f', '-'], JSON.stringify(object));
+}
+
+describe('kubectl with pods, services, nodes and endpoints', () => {
+  it('kubectl run creates a defaulted Pending pod that get prints as kube-apiserver does', async () => {
+    expect(await ok(['run', 'web', '--image=nginx:1.27', '-n', ns, '--labels=app=web'])).toContain('pod/web created');
+    const table = parseTable(await ok(['get', 'pods', '-n', ns]));
+    expect(table.headers).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
+    expect(table.rows.find((row) => row['NAME'] === 'web')).toMatchObject({ READY: '0/1', STATUS: 'Pending', RESTARTS: '0' });
+    const wide = parseTable(await ok(['get', 'pod', 'web', '-n', ns, '-o', 'wide']));
+    expect(wide.headers).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED', 'NODE', 'READINESS', 'GATES']);
+    const pod = parse(await ok(['get', 'pod', 'web', '-n', ns, '-o', 'yaml'])) as { spec: Record<string, unknown> & { containers: Record<string, unknown>[] }; status: Record<string, unknown> };
+    expect(pod.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30 });
+    expect(pod.spec.containers[0]).toMatchObject({ imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log' });
+    expect(pod.status).toMatchObject({ phase: 'Pending' });
+    // No node assigned: kube-apiserver has no kubelet location and streams an empty log.
+    expect(await ok(['logs', 'web', '-n', ns])).toBe('');
+    const selected = await ok(['get', 'pods', '-n', ns, '--field-selector', 'status.phase=Pending,spec.nodeName=', '-o', 'name']);
+    expect(selected.split('\n')).toContain('pod/web');
+    const refused = await kubectl.run(['get', 'pods', '-n', ns, '--field-selector', 'spec.image=x']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('"spec.image" is not a known field selector');
+  });
+
+  it('kubectl create service allocates cluster IPs; headless keeps None', async () => {
+    expect(await ok(['create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', ns])).toContain('service/web created');
+    expect(await ok(['create', 'service', 'clusterip', 'db', '--clusterip=None', '-n', ns])).toContain('service/db created');
+    const table = parseTable(await ok(['get', 'svc', '-n', ns]));
+    expect(table.headers).toEqual(['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE']);
+    const web = table.rows.find((row) => row['NAME'] === 'web');
+    expect(web).toMatchObject({ TYPE: 'ClusterIP', 'EXTERNAL-IP': '<none>', 'PORT(S)': '80/TCP' });
+    expect(web?.['CLUSTER-IP']).toMatch(/^10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+$/);
+    expect(table.rows.find((row) => row['NAME'] === 'db')).toMatchObject({ 'CLUSTER-IP': 'None' });
+    const patched = await kubectl.run(['patch', 'svc', 'web', '-n', ns, '--type=merge', '-p', '{"spec":{"clusterIP":"10.96.7.7","clusterIPs":["10.96.7.7"]}}']);
+    expect(patched.code).not.toBe(0);
+    expect(patched.stderr).toContain('may not change once set');
+    const all = await ok(['get', 'all', '-n', ns]);
+    expect(all).toContain('pod/web');
+    expect(all).toContain('service/web');
+  });
+
+  it('kubectl get pods,svc,nodes,ep prints each kind\'s table', async () => {
+    await ensure({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'node-role.kubernetes.io/worker': '' } }, status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.32.0' } } });
+    await ensure({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web', namespace: ns }, subsets: [{ addresses: [{ ip: '10.1.0.5' }], ports: [{ port: 8080 }] }] });
+    await ensure({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: ns }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } });
+    await ensure({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: ns }, spec: { ports: [{ port: 80 }] } });
+    const output = await ok(['get', 'pods,svc,nodes,ep', '-n', ns]);
+    const tables = output.split(/\n\s*\n/).filter((part) => part.trim() !== '').map(parseTable);
+    const byHeaders = (first: string) => tables.find((table) => table.headers.join(' ').startsWith(first));
+    expect(byHeaders('NAME READY STATUS RESTARTS AGE')?.rows.map((row) => row['NAME'])).toContain('pod/web');
+    expect(byHeaders('NAME TYPE CLUSTER-IP')?.rows.map((row) => row['NAME'])).toContain('service/web');
+    expect(byHeaders('NAME STATUS ROLES AGE VERSION')?.rows.find((row) => row['NAME'] === 'node/n1')).toMatchObject({ STATUS: 'Ready', ROLES: 'worker', VERSION: 'v1.32.0' });
+    expect(byHeaders('NAME ENDPOINTS AGE')?.rows.find((row) => row['NAME'] === 'endpoints/web')).toMatchObject({ ENDPOINTS: '10.1.0.5:8080' });
+  });
+
+  it('kubectl drain cordons the node and evicts its pods', async () => {
+    await ensure({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } });
+    await ensure({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'placed', namespace: ns }, spec: { nodeName: 'n2', containers: [{ name: 'c', image: 'busybox' }] } });
+    await ensure({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'elsewhere', namespace: ns }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] } });
+    const drained = await kubectl.run(['drain', 'n2', '--force', '--timeout=60s']);
+    const output = `${drained.stdout}${drained.stderr}`;
+    expect(drained.code, diagnostics(['drain', 'n2'], drained)).toBe(0);
+    expect(output).toContain('node/n2 cordoned');
+    expect(output).toContain(`evicting pod ${ns}/placed`);
+    expect(output).toContain('node/n2 drained');
+    expect((await kubectl.run(['get', 'pod', 'placed', '-n', ns])).code).not.toBe(0);
+    expect(await ok(['get', 'pod', 'elsewhere', '-n', ns, '-o', 'name'])).toContain('pod/elsewhere');
+    const node = parseTable(await ok(['get', 'node', 'n2']));
+    expect(node.rows[0]?.['STATUS']).toBe('Unknown,SchedulingDisabled');
+    // A pod on a node without a kubelet: the logs request fails as it does when kube-apiserver cannot reach one.
+    const logs = await kubectl.run(['logs', 'elsewhere', '-n', ns]);
+    expect(logs.code).not.toBe(0);
+    expect(logs.stderr).toContain('no kubelet');
+  });
+});
