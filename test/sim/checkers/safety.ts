@@ -259,8 +259,11 @@ export class SafetyChecker {
     if (configuration === undefined) return;
     const seen = this.#leaderConfiguration.get(member.id);
     if (seen === undefined || seen.term !== status.term) {
-      // The election no-op is the last entry when first seen; it covers any earlier change.
-      this.#leaderConfiguration.set(member.id, { term: status.term, configuration, index: status.lastIndex });
+      // The election no-op (the first entry of the term; proposals may follow it in the step that
+      // elected the member) covers any earlier change.
+      let noop = status.lastIndex;
+      while (noop - 1 > status.offsetIndex && member.entryAt(noop - 1).term === status.term) noop -= 1;
+      this.#leaderConfiguration.set(member.id, { term: status.term, configuration, index: noop });
       return;
     }
     if (sameMembers(seen.configuration, configuration)) return;

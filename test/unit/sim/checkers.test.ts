@@ -231,6 +231,20 @@ describe('safety checker - one membership change at a time', () => {
       .toThrow(/membership: .* before 2 .* committed/);
   });
 
+  it('the first change of a term waits for the no-op only, not for proposals that followed it', () => {
+    const log = [entry(1, 1, 'x'), noop(2, 2), entry(3, 2, 'p')];
+    const changed = [...log, configurationEntry(4, 2, ['a', 'b', 'c', 'd'])];
+    const voters = ['a', 'b', 'c', 'd'];
+    const after = (commit: number): (() => void) => () => {
+      const checker = new SafetyChecker();
+      elected(checker, 'a', 2, ['a', 'b']);
+      checker.afterStep([member({ id: 'a', role: 'leader', term: 2, log, commit: 1 })]);
+      checker.afterStep([member({ id: 'a', role: 'leader', term: 2, log: changed, commit, voters }), member({ id: 'b', term: 2, log: changed })]);
+    };
+    expect(after(2)).not.toThrow();
+    expect(after(1)).toThrow(/membership: .* before 2 /);
+  });
+
   it('a new leader must commit its no-op before its first change', () => {
     const checker = new SafetyChecker();
     elected(checker, 'a', 1, ['a', 'b']);
