@@ -33,3 +33,4 @@ export {
   tokenIdPattern, tokenSecretPattern, bootstrapTokenPattern, bootstrapGroupPattern, bootstrapGroupPatternText,
   isBootstrapTokenKey, hasBootstrapTokenType, isBootstrapTokenSecret, tokenSecretData, tokenIdFromName, expirationMillis, expirationReached, tokenGroups,
 } from './machines/token-secret.ts';
+export { kubernetesServiceIp, serviceClusterIpRange, nodePortRange } from './service-allocation.ts';

@@ -13,6 +13,7 @@ import type { LocalStore } from '../local-store.ts';
 import { writeAdminKubeconfig } from '../kubeconfig.ts';
 import { ensurePki } from '../pki.ts';
 import { untilStopSignal } from './stop-signal.ts';
+import { ensureKubernetesService } from '../kubernetes-service.ts';
 
 /** Namespaces kube-apiserver's system namespace controller keeps present. */
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
@@ -94,6 +95,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const port = new URL(address).port;
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
   serverUrl = `https://${urlHost(connectHost)}:${port}`;
+  await ensureKubernetesService(client, Number(port));
   const kubeconfig = await writeAdminKubeconfig(dataDir, serverUrl, pki);
   process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
   process.stdout.write(`kstore ready: serving https://${urlHost(connectHost)}:${port} (data dir ${dataDir}, revision ${client.currentRevision()})\n`);

@@ -68,6 +68,11 @@ describe('kubectl with pods, services, nodes and endpoints', () => {
     expect(refused.stderr).toContain('"spec.image" is not a known field selector');
   });
 
+  it('the kubernetes Service exists in default with the first address of the range', async () => {
+    const table = parseTable(await ok(['get', 'service', 'kubernetes', '-n', 'default']));
+    expect(table.rows[0]).toMatchObject({ NAME: 'kubernetes', TYPE: 'ClusterIP', 'CLUSTER-IP': '10.96.0.1', 'PORT(S)': '443/TCP' });
+  });
+
   it('kubectl create service allocates cluster IPs; headless keeps None', async () => {
     expect(await ok(['create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', ns])).toContain('service/web created');
     expect(await ok(['create', 'service', 'clusterip', 'db', '--clusterip=None', '-n', ns])).toContain('service/db created');
