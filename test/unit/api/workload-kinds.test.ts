@@ -141,6 +141,16 @@ describe('pods', () => {
     expect(bad.json().message).toContain('"spec.containers" is not a known field selector');
   });
 
+  it('watches pods through a field selector', async () => {
+    const start = (await harness.request('GET', pods)).json().metadata.resourceVersion;
+    await create(pods, pod('on-n1', { nodeName: 'n1' }));
+    await create(pods, pod('unscheduled'));
+    await harness.request('DELETE', `${pods}/on-n1`);
+    const watch = await harness.request('GET', `${pods}?watch=1&resourceVersion=${start}&timeoutSeconds=1&fieldSelector=spec.nodeName%3Dn1`);
+    const events = watch.body.trim().split('\n').map((line) => JSON.parse(line) as { type: string; object: { metadata: { name: string } } });
+    expect(events.map((event) => [event.type, event.object.metadata.name])).toEqual([['ADDED', 'on-n1'], ['DELETED', 'on-n1']]);
+  });
+
   it('evicts a pod with the Eviction\'s delete options', async () => {
     const created = await create(pods, pod('p'));
     const wrongUid = await harness.request('POST', `${pods}/p/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p' }, deleteOptions: { preconditions: { uid: 'other' } } });
