@@ -37,14 +37,21 @@ function validatorFor(kind: ResourceKind): ValidateFunction {
   return validator;
 }
 
-function fieldPath(instancePath: string): string {
-  return instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+function pathSegments(instancePath: string): string[] {
+  return instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
-function unknownFieldPath(error: ErrorObject): string {
-  const parent = fieldPath(error.instancePath);
-  const field = String((error.params as { additionalProperty?: unknown }).additionalProperty);
-  return parent === '' ? field : `${parent}.${field}`;
+/** kube's field path form: `spec.containers[0].image` (list positions in brackets). */
+function displayPath(segments: readonly string[]): string {
+  return segments.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
+}
+
+function fieldPath(instancePath: string): string {
+  return displayPath(pathSegments(instancePath));
+}
+
+function unknownFieldSegments(error: ErrorObject): string[] {
+  return [...pathSegments(error.instancePath), String((error.params as { additionalProperty?: unknown }).additionalProperty)];
 }
 
 function removeField(object: unknown, path: string[]): void {
@@ -90,13 +97,17 @@ export function validateStructure(kind: ResourceKind, object: KubeObject, checks
     const details = typeErrors.map(describeTypeError).join('; ');
     throw badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${details}`);
   }
-  const unknown = [...new Set(errors.map(unknownFieldPath))];
+  const unknownFields = new Map(errors.filter((error) => error.keyword === 'additionalProperties').map((error) => {
+    const segments = unknownFieldSegments(error);
+    return [displayPath(segments), segments] as const;
+  }));
+  const unknown = [...unknownFields.keys()];
   const problems = [
     ...checks.duplicates.map((path) => `duplicate field "${path}"`),
     ...unknown.map((path) => `unknown field "${path}"`),
   ];
   if (problems.length > 0 && checks.level === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
-  for (const path of unknown) removeField(object, path.split('.'));
+  for (const segments of unknownFields.values()) removeField(object, segments);
   return checks.level === 'Warn' ? problems : [];
 }
 
