@@ -1,7 +1,9 @@
-// Owns: the `kubernetes` Service in `default` that kube-apiserver keeps (its "master" endpoint
-// reconciler's Service): cluster IP the first address of the service range, https 443 to the
-// API server's secure port, labels component=apiserver and provider=kubernetes. Created once
-// if absent; an existing one is left as it is. Its Endpoints (the API servers' addresses) are
+// Owns: the `kubernetes` Service in `default` that every kube-apiserver keeps (its "kubernetes
+// service" controller): cluster IP the first address of the service range, https 443 to the
+// API server's secure port, labels component=apiserver and provider=kubernetes. Created when
+// absent (at start, then checked every 10 s, so a deleted one comes back, and an API replica
+// that starts before the store leader made `default` creates it once the namespace exists); an
+// existing one is left as it is (API replicas racing to create it: the first wins). Its Endpoints (the API servers' addresses) are
 // not published: `kstore server` listens on loopback by default, which Endpoints may not name.
 import { randomUUID } from 'node:crypto';
 import { formatTime } from '../api/index.ts';
@@ -26,4 +28,22 @@ export async function ensureKubernetesService(client: StoreClient, securePort: n
   };
   const result = await client.propose({ type: 'create', key: kubernetesServiceKey, object, at: now, by: 'system:apiserver' });
   if (result.type !== 'stored' && result.type !== 'alreadyExists') throw new Error(`could not create the kubernetes Service: ${result.type}`);
+}
+
+export const kubernetesServiceIntervalMs = 10_000;
+
+/** Keeps the Service present until stopped; failures (no `default` yet, no leader) are retried. */
+export function keepKubernetesService(client: StoreClient, securePort: number, log: (message: string) => void): { stop(): void } {
+  let lastProblem = '';
+  const attempt = () => {
+    ensureKubernetesService(client, securePort).then(() => { lastProblem = ''; }, (error: unknown) => {
+      const problem = error instanceof Error ? error.message : String(error);
+      if (problem !== lastProblem) log(`kubernetes Service: ${problem}; retrying`);
+      lastProblem = problem;
+    });
+  };
+  attempt();
+  const timer = setInterval(attempt, kubernetesServiceIntervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

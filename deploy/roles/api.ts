@@ -15,6 +15,7 @@ import { RaftStatusPoller } from '../raft-status-poller.ts';
 import { ReplicaAnnouncer } from '../replica-announcer.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
+import { keepKubernetesService } from '../kubernetes-service.ts';
 import { StoreClient as NatsStoreClient } from '../store-client.ts';
 import { untilStopSignal } from './stop-signal.ts';
 
@@ -145,8 +146,10 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
   url = `https://${urlHost(connectHost)}:${port}`;
   announcer.start();
+  const kubernetesService = keepKubernetesService(client, Number(port), log);
   process.stdout.write(`kstore api ready: serving ${url} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
   await untilStopSignal();
+  kubernetesService.stop();
   announcer.stop();
   clearInterval(lagTimer);
   await raftStatus.stop();

@@ -13,7 +13,7 @@ import type { LocalStore } from '../local-store.ts';
 import { writeAdminKubeconfig } from '../kubeconfig.ts';
 import { ensurePki } from '../pki.ts';
 import { untilStopSignal } from './stop-signal.ts';
-import { ensureKubernetesService } from '../kubernetes-service.ts';
+import { ensureKubernetesService, keepKubernetesService } from '../kubernetes-service.ts';
 
 /** Namespaces kube-apiserver's system namespace controller keeps present. */
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
@@ -96,10 +96,12 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
   serverUrl = `https://${urlHost(connectHost)}:${port}`;
   await ensureKubernetesService(client, Number(port));
+  const kubernetesService = keepKubernetesService(client, Number(port), (message) => process.stderr.write(`${JSON.stringify({ message })}\n`));
   const kubeconfig = await writeAdminKubeconfig(dataDir, serverUrl, pki);
   process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
   process.stdout.write(`kstore ready: serving https://${urlHost(connectHost)}:${port} (data dir ${dataDir}, revision ${client.currentRevision()})\n`);
   await untilStopSignal();
+  kubernetesService.stop();
   for (const controller of controllers) await controller.stop();
   await app.close();
   await store.close();

@@ -1,7 +1,8 @@
 // End-to-end on an HA cluster (`kstore cluster up`: 3 nats-servers, 3 stores, 2 API replicas):
 // Services created at the same time through both API replicas get distinct cluster IPs (the
 // allocation happens in the replicated state machine's apply, not in an API replica), and a pod
-// created through one replica is served, defaulted, by the other.
+// created through one replica is served, defaulted, by the other; the API replicas keep the
+// kubernetes Service.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { describeResult, Kubectl } from '../support/kubectl.ts';
 import { parseTable } from '../support/table.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let dir: TempDir | undefined;
 let kubectl: Kubectl;
@@ -59,6 +61,14 @@ describe('workloads on an HA cluster', () => {
     expect(ips).toHaveLength(count);
     expect(new Set(ips).size).toBe(count);
     for (const ip of ips) expect(ip).toMatch(/^10\.96\.0\.\d+$/);
+  });
+
+  it('keeps the kubernetes Service (the API replicas create it once default exists)', async () => {
+    const row = await waitFor(async () => {
+      const result = await kubectl.run(['--context', 'kstore-a1', 'get', 'service', 'kubernetes', '-n', 'default']);
+      return result.code === 0 ? parseTable(result.stdout).rows[0] : undefined;
+    }, { timeoutMs: 30_000, description: 'the kubernetes Service' });
+    expect(row).toMatchObject({ TYPE: 'ClusterIP', 'CLUSTER-IP': '10.96.0.1', 'PORT(S)': '443/TCP' });
   });
 
   it('serves a pod created through one replica from the other, defaulted', async () => {
