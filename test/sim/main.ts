@@ -68,12 +68,12 @@ function replayOne(seed: number, overrides: Pick<Arguments, 'nodes' | 'steps'>):
 function runMany(args: Arguments): number {
   const started = performance.now();
   const violations: SimResult[] = [];
-  let unknown = 0;
+  const unknown: number[] = [];
   const exercised = { installed: 0, lost: 0, membership: 0, transfers: 0 };
   for (let seed = args.start; seed < args.start + args.seeds; seed += 1) {
     const result = runSimulation(seed, { memberCount: args.nodes, steps: args.steps });
     if (result.violation !== undefined) violations.push(result);
-    if (result.linearizability === 'unknown') unknown += 1;
+    if (result.linearizability === 'unknown') unknown.push(seed);
     const stats = result.stats;
     if (stats.snapshotsInstalled > 0) exercised.installed += 1;
     if (stats.snapshotsLost > 0) exercised.lost += 1;
@@ -83,7 +83,7 @@ function runMany(args: Arguments): number {
   console.log(`${args.seeds} seeds, ${violations.length} violations`);
   console.log(`seeds exercising: InstallSnapshot ${exercised.installed}, snapshot writes lost in a crash ${exercised.lost},`
     + ` membership changes ${exercised.membership}, leadership transfers ${exercised.transfers}`);
-  if (unknown > 0) console.log(`${unknown} seeds with linearizability unknown (search bound reached)`);
+  if (unknown.length > 0) console.log(`${unknown.length} seeds with linearizability unknown (search bound reached): ${unknown.join(' ')}`);
   const known = violations.filter((result) => result.violation!.knownIssue !== undefined).length;
   if (known > 0) console.log(`${known} of the violations are known core issues (test/sim/known-issues.ts)`);
   for (const result of violations) printViolation(result);
