@@ -1,6 +1,6 @@
 // Owns: RFC 7386 JSON merge patch and kube's strategic merge patch for the served kinds.
 // Strategic merge differs from a merge patch only on lists and on `$`-directives: lists with
-// a merge key (ownerReferences by uid, serviceaccount secrets by name) merge element-wise,
+// a merge key (ownerReferences by uid, containers by name, conditions by type, …) merge element-wise,
 // lists with the merge strategy (finalizers) are unions, `$patch: delete|replace`,
 // `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` are honoured. Hand-written:
 // no maintained npm library implements kube's strategic merge.
@@ -22,9 +22,25 @@ export function applyMergePatch(target: JsonValue, patch: JsonValue): JsonValue 
   return result;
 }
 
-/** List fields (by field name) whose elements merge by a key, and those that are unions. */
-const mergeKeys: Readonly<Record<string, string>> = { ownerReferences: 'uid', secrets: 'name', imagePullSecrets: 'name' };
+/**
+ * List fields (by field name) whose elements merge by a key — the patchMergeKey of kube's v1
+ * types for the served kinds — and those that are unions. `ports` is keyed by containerPort in
+ * a container and by port in a Service spec, told apart by the elements.
+ */
+const mergeKeys: Readonly<Record<string, string>> = {
+  ownerReferences: 'uid', secrets: 'name', imagePullSecrets: 'name',
+  containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', env: 'name',
+  volumeMounts: 'mountPath', volumeDevices: 'devicePath', hostAliases: 'ip', schedulingGates: 'name', resourceClaims: 'name',
+  topologySpreadConstraints: 'topologyKey', conditions: 'type', podIPs: 'ip', hostIPs: 'ip', addresses: 'type',
+};
 const unionLists = new Set(['finalizers']);
+
+function mergeKeyOf(field: string, original: readonly JsonValue[], patch: readonly JsonValue[]): string | undefined {
+  if (field !== 'ports') return mergeKeys[field];
+  const elements = [...patch, ...original].filter(isObject);
+  if (elements.some((element) => element['containerPort'] !== undefined)) return 'containerPort';
+  return elements.some((element) => element['port'] !== undefined) ? 'port' : undefined;
+}
 
 function mergeKeyedList(original: JsonValue[], patch: JsonValue[], key: string): JsonValue[] {
   const result = structuredClone(original);
@@ -42,8 +58,8 @@ function mergeKeyedList(original: JsonValue[], patch: JsonValue[], key: string):
 }
 
 function mergeList(field: string, original: JsonValue | undefined, patch: JsonValue[]): JsonValue[] {
-  const key = mergeKeys[field];
   const base = Array.isArray(original) ? original : [];
+  const key = mergeKeyOf(field, base, patch);
   if (key) return mergeKeyedList(base, patch, key);
   if (unionLists.has(field)) return [...base, ...patch.filter((element) => !base.includes(element))];
   return structuredClone(patch);

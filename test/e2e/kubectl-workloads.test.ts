@@ -73,6 +73,17 @@ describe('kubectl with pods, services, nodes and endpoints', () => {
     expect(table.rows[0]).toMatchObject({ NAME: 'kubernetes', TYPE: 'ClusterIP', 'CLUSTER-IP': '10.96.0.1', 'PORT(S)': '443/TCP' });
   });
 
+  it('kubectl set image and a repeated kubectl apply patch a pod strategically', async () => {
+    const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'two', namespace: ns }, spec: { containers: [{ name: 'a', image: 'nginx:1.27' }, { name: 'b', image: 'busybox:1.36' }] } });
+    expect(await ok(['apply', '-f', '-'], manifest)).toContain('pod/two created');
+    expect(await ok(['set', 'image', 'pod/two', 'b=busybox:1.37', '-n', ns])).toContain('pod/two image updated');
+    const images = await ok(['get', 'pod', 'two', '-n', ns, '-o', 'jsonpath={.spec.containers[*].image}']);
+    expect(images).toBe('nginx:1.27 busybox:1.37');
+    const changed = manifest.replace('nginx:1.27', 'nginx:1.28');
+    expect(await ok(['apply', '-f', '-'], changed)).toContain('pod/two configured');
+    expect(await ok(['get', 'pod', 'two', '-n', ns, '-o', 'jsonpath={.spec.containers[*].image}'])).toBe('nginx:1.28 busybox:1.36');
+  });
+
   it('kubectl create service allocates cluster IPs; headless keeps None', async () => {
     expect(await ok(['create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', ns])).toContain('service/web created');
     expect(await ok(['create', 'service', 'clusterip', 'db', '--clusterip=None', '-n', ns])).toContain('service/db created');

@@ -108,6 +108,22 @@ describe('pods', () => {
     expect(image.statusCode, image.body).toBe(200);
   });
 
+  it('merges strategic patches by kube\'s merge keys (containers by name, ports by containerPort)', async () => {
+    await create(pods, pod('p', { containers: [{ name: 'a', image: 'x:1', ports: [{ containerPort: 80 }] }, { name: 'b', image: 'y:1' }] }));
+    const smp = { 'content-type': 'application/strategic-merge-patch+json' };
+    const patched = await harness.request('PATCH', `${pods}/p`, JSON.stringify({ spec: { containers: [{ name: 'b', image: 'y:2' }] } }), smp);
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().spec.containers.map((container: { name: string; image: string }) => `${container.name}=${container.image}`)).toEqual(['a=x:1', 'b=y:2']);
+    expect(patched.json().spec.containers[0].ports).toEqual([{ containerPort: 80, protocol: 'TCP' }]);
+    const status = await harness.request('PATCH', `${pods}/p/status`, JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'False' }] } }), smp);
+    const again = await harness.request('PATCH', `${pods}/p/status`, JSON.stringify({ status: { conditions: [{ type: 'PodScheduled', status: 'True' }] } }), smp);
+    expect(status.statusCode).toBe(200);
+    expect(again.json().status.conditions.map((condition: { type: string }) => condition.type)).toEqual(['Ready', 'PodScheduled']);
+    await create(services, service('s', { ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }] }));
+    const svc = await harness.request('PATCH', `${services}/s`, JSON.stringify({ spec: { ports: [{ port: 81, targetPort: 9090 }] } }), smp);
+    expect(svc.json().spec.ports.map((port: { port: number; targetPort: number }) => `${port.port}->${port.targetPort}`)).toEqual(['80->80', '81->9090']);
+  });
+
   it('prints the columns kubectl get pods shows', async () => {
     await create(pods, pod('p'));
     const table = (await harness.request('GET', pods, undefined, tableAccept)).json();
