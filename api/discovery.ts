@@ -62,7 +62,8 @@ function subresourcesOf(kind: ResourceKind) {
   return (kind.subresources ?? []).map((subresource) => ({
     name: `${kind.resource}/${subresource.name}`, singularName: '', namespaced: kind.namespaced,
     // A subresource of another kind names its group and version (pods/eviction: policy/v1 Eviction).
-    ...(subresource.responseKind ? { group: subresource.responseKind.group, version: subresource.responseKind.version } : {}),
+    ...(subresource.responseKind && (subresource.responseKind.group !== kind.group || subresource.responseKind.version !== kind.version)
+      ? { group: subresource.responseKind.group, version: subresource.responseKind.version } : {}),
     kind: subresource.responseKind?.kind ?? kind.kind, verbs: [...subresource.verbs],
   }));
 }

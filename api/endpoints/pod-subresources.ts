@@ -1,5 +1,6 @@
 // Owns: the pod subresources that are not a part of the object: `eviction` (POST a policy/v1
-// Eviction: the pod is deleted honouring the DeleteOptions it carries) and `log` (GET). There
+// Eviction: the pod is deleted honouring the DeleteOptions it carries), `log` (GET) and the
+// streaming ones (`exec`, `attach`, `portforward`: their checks and errors, see handleStream). There
 // are no kubelets behind kstore, so `log` answers what kube-apiserver answers before any kubelet
 // is involved: the container checks (400), an empty log for a pod no node has been assigned
 // (kube's LogLocation returns no location and the stream is empty), 404 when the assigned node
@@ -113,6 +114,25 @@ function logContainer(pod: KubeObject, requested: string | undefined): string {
   }
   if (![...containers, ...initContainers, ...ephemeral].includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${name}`);
   return requested;
+}
+
+/**
+ * pods/exec, pods/attach and pods/portforward: kube-apiserver checks the container (exec,
+ * attach) and that a node is assigned (400 `pod <name> does not have a host assigned`, its
+ * streamLocation), then proxies to the node's kubelet, which kstore does not have: 404 for a
+ * node that does not exist, else the failure to reach its kubelet (500).
+ */
+export async function handleStream(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  checkSubresource(target, request.method === 'POST' ? 'create' : 'get');
+  const pod = await currentPod(target, context);
+  const name = pod.metadata.name ?? '';
+  const container = target.subresource === 'portforward' ? undefined : logContainer(pod, queryString(request.query as Query, 'container'));
+  const spec = isFields(pod['spec']) ? pod['spec'] : {};
+  const nodeName = typeof spec['nodeName'] === 'string' ? spec['nodeName'] : '';
+  if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
+  if (!context.store.get({ group: '', resource: 'nodes', namespace: '', name: nodeName })) throw notFound({ group: '', resource: 'nodes' }, nodeName);
+  const path = target.subresource === 'portforward' ? `portForward/${target.namespace}/${name}` : `${target.subresource ?? ''}/${target.namespace}/${name}/${container ?? ''}`;
+  throw internalError(`error dialing backend: https://${nodeName}:10250/${path}: no kubelet serves node ${JSON.stringify(nodeName)} (kstore runs no kubelets)`);
 }
 
 const logIntegerOptions = ['sinceSeconds', 'tailLines', 'limitBytes'];

@@ -195,8 +195,11 @@ export const servedKinds: readonly ResourceKind[] = [
     group: '', version: 'v1', resource: 'pods', singular: 'pod', kind: 'Pod',
     namespaced: true, shortNames: ['po'], categories: ['all'], verbs: standardVerbs,
     subresources: [
+      { name: 'attach', verbs: ['create', 'get'], responseKind: { group: '', version: 'v1', kind: 'PodAttachOptions' } },
       { name: 'eviction', verbs: ['create'], responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
+      { name: 'exec', verbs: ['create', 'get'], responseKind: { group: '', version: 'v1', kind: 'PodExecOptions' } },
       { name: 'log', verbs: ['get'] },
+      { name: 'portforward', verbs: ['create', 'get'], responseKind: { group: '', version: 'v1', kind: 'PodPortForwardOptions' } },
       { name: 'status', verbs: ['get', 'patch', 'update'] },
     ],
     nameRule: 'dns1123Subdomain',

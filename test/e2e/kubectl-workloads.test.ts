@@ -61,6 +61,9 @@ describe('kubectl with pods, services, nodes and endpoints', () => {
     expect(pod.status).toMatchObject({ phase: 'Pending' });
     // No node assigned: kube-apiserver has no kubelet location and streams an empty log.
     expect(await ok(['logs', 'web', '-n', ns])).toBe('');
+    const exec = await kubectl.run(['exec', 'web', '-n', ns, '--', 'ls']);
+    expect(exec.code).not.toBe(0);
+    expect(exec.stderr).toContain('Error from server (BadRequest): pod web does not have a host assigned');
     const selected = await ok(['get', 'pods', '-n', ns, '--field-selector', 'status.phase=Pending,spec.nodeName=', '-o', 'name']);
     expect(selected.split('\n')).toContain('pod/web');
     const refused = await kubectl.run(['get', 'pods', '-n', ns, '--field-selector', 'spec.image=x']);

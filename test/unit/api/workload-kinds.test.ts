@@ -208,6 +208,21 @@ describe('pods', () => {
     expect(unreachable.json().message).toContain('no kubelet');
     expect((await harness.request('GET', `${pods}/missing/log`)).statusCode).toBe(404);
   });
+
+  it('answers exec, attach and portforward with kube-apiserver\'s checks and no kubelet behind them', async () => {
+    await create(pods, pod('p'));
+    const exec = await harness.request('POST', `${pods}/p/exec?command=ls&stdout=true`);
+    expect(exec.statusCode).toBe(400);
+    expect(exec.json().message).toBe('pod p does not have a host assigned');
+    expect((await harness.request('POST', `${pods}/p/attach?container=nope`)).json().message).toBe('container nope is not valid for pod p');
+    expect((await harness.request('GET', `${pods}/p/portforward?ports=80`)).json().message).toBe('pod p does not have a host assigned');
+    await create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+    await create(pods, pod('placed', { nodeName: 'n1' }));
+    const placed = await harness.request('POST', `${pods}/placed/exec?command=ls`);
+    expect(placed.statusCode).toBe(500);
+    expect(placed.json().message).toContain('no kubelet');
+    expect((await harness.request('PUT', `${pods}/p/exec`, pod('p'))).statusCode).toBe(404);
+  });
 });
 
 describe('nodes', () => {
@@ -358,6 +373,7 @@ describe('discovery', () => {
     expect(byName['pods'].verbs).toEqual(expect.arrayContaining(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']));
     expect(byName['pods/eviction']).toMatchObject({ group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
     expect(byName['pods/log']).toMatchObject({ kind: 'Pod', verbs: ['get'] });
+    expect(byName['pods/exec']).toEqual({ name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] });
     expect(byName['pods/status']).toMatchObject({ kind: 'Pod', verbs: ['get', 'patch', 'update'] });
     expect(byName['nodes']).toMatchObject({ namespaced: false, shortNames: ['no'] });
     expect(byName['services']).toMatchObject({ namespaced: true, shortNames: ['svc'] });
