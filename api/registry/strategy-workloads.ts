@@ -115,6 +115,11 @@ const dnsPolicies = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None
 const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
 const protocols = ['SCTP', 'TCP', 'UDP'];
 
+const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const dns1123LabelMessage = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const dns1035LabelMessage = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
 function containerCauses(list: Fields[], path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const names = new Set<string>();
@@ -124,6 +129,7 @@ function containerCauses(list: Fields[], path: string): StatusCause[] {
     if (typeof name !== 'string' || name === '') causes.push(required(`${at}.name`));
     else if (names.has(name)) causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${JSON.stringify(name)}`, field: `${at}.name` });
     else names.add(name);
+    if (typeof name === 'string' && name !== '' && (!dns1123Label.test(name) || name.length > 63)) causes.push(invalidValue(`${at}.name`, name, dns1123LabelMessage));
     if (typeof container['image'] !== 'string' || container['image'] === '') causes.push(required(`${at}.image`));
     const policy = container['imagePullPolicy'];
     if (typeof policy === 'string' && !pullPolicies.includes(policy)) causes.push(unsupported(`${at}.imagePullPolicy`, policy, pullPolicies));
@@ -276,6 +282,9 @@ export const serviceStrategy: Strategy = {
         causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: may not be used when `type` is \'ClusterIP\'', field: `${at}.nodePort` });
       }
     });
+    // Service names are DNS-1035 labels (they become DNS names and environment variables).
+    const name = object.metadata.name ?? '';
+    if (name !== '' && !dns1035Label.test(name)) causes.push(invalidValue('metadata.name', name, dns1035LabelMessage));
     const clusterIp = spec['clusterIP'];
     if (typeof clusterIp === 'string' && clusterIp !== '' && clusterIp !== 'None' && !ipv4.test(clusterIp)) {
       causes.push(invalidValue('spec.clusterIPs[0]', clusterIp, 'must be empty, \'None\', or a valid IP address'));

@@ -56,6 +56,9 @@ describe('pods', () => {
     const bad = await harness.request('POST', pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q' }, spec: { containers: [{ name: 'c' }] } });
     expect(bad.statusCode).toBe(422);
     expect(bad.json().details.causes).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'spec.containers[0].image', reason: 'FieldValueRequired' })]));
+    const badName = await harness.request('POST', pods, pod('n', { containers: [{ name: 'Web_1', image: 'x' }] }));
+    expect(badName.statusCode).toBe(422);
+    expect(badName.json().details.causes[0]).toMatchObject({ field: 'spec.containers[0].name', reason: 'FieldValueInvalid' });
     const none = await harness.request('POST', pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'r' }, spec: {} });
     expect(none.statusCode).toBe(422);
     expect(none.json().message).toContain('spec.containers: Required value');
@@ -299,6 +302,9 @@ describe('services', () => {
     expect(left.statusCode, left.body).toBe(200);
     expect(left.json().spec.clusterIP).toBe(web.spec.clusterIP);
     expect(left.json().spec.ports[0].targetPort).toBe(8080);
+    const digit = await harness.request('POST', services, service('1web'));
+    expect(digit.statusCode).toBe(422);
+    expect(digit.json().message).toContain('a DNS-1035 label must consist of lower case alphanumeric characters');
     const missingPorts = await harness.request('POST', services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' }, spec: {} });
     expect(missingPorts.statusCode).toBe(422);
     expect(missingPorts.json().message).toContain('spec.ports: Required value');
