@@ -1,5 +1,6 @@
 // Owns: the pod subresources that are not a part of the object: `eviction` (POST a policy/v1
-// Eviction: the pod is deleted honouring the DeleteOptions it carries), `log` (GET) and the
+// Eviction: the pod is deleted honouring the DeleteOptions it carries), `binding` (POST a
+// Binding: the pod is assigned to a node, as a scheduler does), `log` (GET) and the
 // streaming ones (`exec`, `attach`, `portforward`: their checks and errors, see handleStream). There
 // are no kubelets behind kstore, so `log` answers what kube-apiserver answers before any kubelet
 // is involved: the container checks (400), an empty log for a pod no node has been assigned
@@ -9,7 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonValue, KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
 import { decodeBody } from '../negotiation.ts';
-import { badRequest, internalError, invalid, notFound } from '../status.ts';
+import { badRequest, conflict, internalError, invalid, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { causeOf, isDryRun, queryString, requestBody, respond } from './context.ts';
 import { expectObject } from './results.ts';
@@ -91,6 +92,44 @@ export async function handleEviction(request: FastifyRequest, reply: FastifyRepl
   });
   expectObject(result, target, target.name!);
   return respond(request, reply, 201, success);
+}
+
+/**
+ * POST pods/<name>/binding (what a scheduler does): assigns the pod to the Binding's target
+ * node, as kube's BindingREST: 409 if it is already assigned or being deleted, PodScheduled
+ * True added to its status. Proposed with the read resourceVersion, re-read on a conflict.
+ */
+export async function handleBinding(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  checkSubresource(target, 'create');
+  const raw = requestBody(request);
+  const body = raw.length === 0 ? {} : decodeBody(request.headers['content-type'], raw);
+  if (!isFields(body) || (body['kind'] !== undefined && body['kind'] !== 'Binding')) throw badRequest('the body of a binding must be a Binding object');
+  const metadata = isFields(body['metadata']) ? body['metadata'] : {};
+  if (metadata['name'] !== undefined && metadata['name'] !== target.name) throw badRequest('name in URL does not match name in Binding object');
+  const bindingTarget = isFields(body['target']) ? body['target'] : {};
+  const nodeName = typeof bindingTarget['name'] === 'string' ? bindingTarget['name'] : '';
+  if (nodeName === '') throw invalid('', 'Binding', target.name!, [{ reason: 'FieldValueRequired', message: 'Required value', field: 'target.name' }]);
+  if (bindingTarget['kind'] !== undefined && bindingTarget['kind'] !== '' && bindingTarget['kind'] !== 'Node') {
+    throw invalid('', 'Binding', target.name!, [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(bindingTarget['kind'])}: supported values: "Node", "<empty>"`, field: 'target.kind' }]);
+  }
+  const qualified = { group: '', resource: 'pods' };
+  for (let attempt = 1; ; attempt++) {
+    const pod = await currentPod(target, context);
+    const spec = isFields(pod['spec']) ? pod['spec'] : {};
+    if (pod.metadata.deletionTimestamp !== undefined) throw conflict(qualified, target.name!, `pod ${target.name!} is being deleted, cannot be assigned to a host`);
+    if (typeof spec['nodeName'] === 'string' && spec['nodeName'] !== '') throw conflict(qualified, target.name!, `pod ${target.name!} is already assigned to node ${JSON.stringify(spec['nodeName'])}`);
+    const status = isFields(pod['status']) ? pod['status'] : {};
+    const conditions = (Array.isArray(status['conditions']) ? status['conditions'] : []).filter((condition) => !isFields(condition) || condition['type'] !== 'PodScheduled');
+    const now = causeOf(request, context).at;
+    const object = {
+      ...structuredClone(pod), spec: { ...spec, nodeName },
+      status: { ...status, conditions: [...conditions, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }] },
+    } as KubeObject;
+    const result = await context.store.propose({ type: 'update', key: objectKey(target, target.name!), object, preconditions: { resourceVersion: pod.metadata.resourceVersion ?? '' }, ...causeOf(request, context) });
+    if (result.type === 'conflict' && attempt < 5) continue;
+    expectObject(result, target, target.name!);
+    return respond(request, reply, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  }
 }
 
 function containerNames(list: unknown): string[] {

@@ -14,7 +14,7 @@ import { handleUpdate } from './update.ts';
 import { handleWatch } from './watch.ts';
 import { handleLifecycle, lifecycleSubresource } from './lifecycle.ts';
 import { resolveTarget } from './target.ts';
-import { handleEviction, handleLog, handleStream } from './pod-subresources.ts';
+import { handleBinding, handleEviction, handleLog, handleStream } from './pod-subresources.ts';
 import { handleSubresourcePatch } from './subresource-patch.ts';
 
 const notAllowed = 'the server does not allow this method on the requested resource';
@@ -29,6 +29,7 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, context: E
   if (target.subresource !== undefined && target.name !== undefined) {
     const podSubresource = target.kind.group === '' && target.kind.resource === 'pods';
     if (podSubresource && target.subresource === 'eviction' && request.method === 'POST') return handleEviction(request, reply, target, context);
+    if (podSubresource && target.subresource === 'binding' && request.method === 'POST') return handleBinding(request, reply, target, context);
     if (podSubresource && target.subresource === 'log' && (request.method === 'GET' || request.method === 'HEAD')) return handleLog(request, reply, target, context);
     if (podSubresource && ['exec', 'attach', 'portforward'].includes(target.subresource) && (request.method === 'GET' || request.method === 'POST')) {
       return handleStream(request, reply, target, context);

@@ -196,6 +196,7 @@ export const servedKinds: readonly ResourceKind[] = [
     namespaced: true, shortNames: ['po'], categories: ['all'], verbs: standardVerbs,
     subresources: [
       { name: 'attach', verbs: ['create', 'get'], responseKind: { group: '', version: 'v1', kind: 'PodAttachOptions' } },
+      { name: 'binding', verbs: ['create'], responseKind: { group: '', version: 'v1', kind: 'Binding' } },
       { name: 'eviction', verbs: ['create'], responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
       { name: 'exec', verbs: ['create', 'get'], responseKind: { group: '', version: 'v1', kind: 'PodExecOptions' } },
       { name: 'log', verbs: ['get'] },

@@ -212,6 +212,22 @@ describe('pods', () => {
     expect((await harness.request('GET', `${pods}/missing/log`)).statusCode).toBe(404);
   });
 
+  it('binds a pod to a node once, as a scheduler does', async () => {
+    await create(pods, pod('p'));
+    const binding = (node: string, name = 'p') => ({ apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { apiVersion: 'v1', kind: 'Node', name: node } });
+    expect((await harness.request('POST', `${pods}/p/binding`, binding('n1', 'q'))).statusCode).toBe(400);
+    expect((await harness.request('POST', `${pods}/p/binding`, { kind: 'Binding', metadata: { name: 'p' }, target: {} })).statusCode).toBe(422);
+    const bound = await harness.request('POST', `${pods}/p/binding`, binding('n1'));
+    expect(bound.statusCode, bound.body).toBe(201);
+    const got = (await harness.request('GET', `${pods}/p`)).json();
+    expect(got.spec.nodeName).toBe('n1');
+    expect(got.status.conditions).toEqual([expect.objectContaining({ type: 'PodScheduled', status: 'True' })]);
+    const again = await harness.request('POST', `${pods}/p/binding`, binding('n2'));
+    expect(again.statusCode).toBe(409);
+    expect(again.json().message).toContain('pod p is already assigned to node "n1"');
+    expect((await harness.request('POST', `${pods}/missing/binding`, binding('n1', 'missing'))).statusCode).toBe(404);
+  });
+
   it('answers exec, attach and portforward with kube-apiserver\'s checks and no kubelet behind them', async () => {
     await create(pods, pod('p'));
     const exec = await harness.request('POST', `${pods}/p/exec?command=ls&stdout=true`);
