@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runKstore } from '../support/deployments.ts';
+import { startCluster } from '../support/deployments.ts';
+import type { Target } from '../support/deployments.ts';
 import { httpsRequest, readKubeconfig } from '../support/kube-client.ts';
 import { describeResult, Kubectl } from '../support/kubectl.ts';
 import type { KubectlResult } from '../support/kubectl.ts';
@@ -25,34 +26,18 @@ interface KubeObject {
 
 let dir: TempDir | undefined;
 let kubectl: Kubectl;
-
-function clusterPids(): number[] {
-  const file = dir === undefined ? undefined : path.join(dir.path, 'ha', 'cluster.json');
-  if (file === undefined || !existsSync(file)) return [];
-  const cluster = JSON.parse(readFileSync(file, 'utf8')) as { nats?: { pid?: number }[]; stores?: { pid?: number }[]; apis?: { pid?: number }[] };
-  return [...(cluster.nats ?? []), ...(cluster.stores ?? []), ...(cluster.apis ?? [])].flatMap((entry) => (entry.pid === undefined ? [] : [entry.pid]));
-}
+let cluster: Target | undefined;
 
 beforeAll(async () => {
   dir = await makeTempDir('kstore-e2e-kubectl-ha-');
-  const up = await runKstore(['cluster', 'up', '--data-dir', path.join(dir.path, 'ha'), '--controllers', '*,tokencleaner,bootstrapsigner', '--enable-bootstrap-token-auth']);
-  expect(up.code, up.output).toBe(0);
-  kubectl = new Kubectl({ kubeconfig: path.join(dir.path, 'ha', 'admin.kubeconfig'), cacheDir: path.join(dir.path, 'kube-cache') });
+  cluster = await startCluster(dir, ['--controllers', '*,tokencleaner,bootstrapsigner', '--enable-bootstrap-token-auth']);
+  kubectl = new Kubectl({ kubeconfig: cluster.kubeconfig, cacheDir: path.join(dir.path, 'kube-cache') });
 }, 120_000);
 
 afterAll(async () => {
   kubectl?.stopAll();
-  if (dir !== undefined) {
-    await runKstore(['cluster', 'down', '--data-dir', path.join(dir.path, 'ha')]);
-    for (const pid of clusterPids()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    await dir.remove();
-  }
+  await cluster?.stop();
+  await dir?.remove();
 }, 60_000);
 
 function logsTail(): string {

@@ -3,10 +3,10 @@
 // allocation happens in the replicated state machine's apply, not in an API replica), and a pod
 // created through one replica is served, defaulted, by the other; the API replicas keep the
 // kubernetes Service.
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKstore } from '../support/deployments.ts';
+import { startCluster } from '../support/deployments.ts';
+import type { Target } from '../support/deployments.ts';
 import { describeResult, Kubectl } from '../support/kubectl.ts';
 import { parseTable } from '../support/table.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
@@ -15,34 +15,18 @@ import { waitFor } from '../support/wait-for.ts';
 
 let dir: TempDir | undefined;
 let kubectl: Kubectl;
-
-function clusterPids(): number[] {
-  const file = dir === undefined ? undefined : path.join(dir.path, 'ha', 'cluster.json');
-  if (file === undefined || !existsSync(file)) return [];
-  const cluster = JSON.parse(readFileSync(file, 'utf8')) as { nats?: { pid?: number }[]; stores?: { pid?: number }[]; apis?: { pid?: number }[] };
-  return [...(cluster.nats ?? []), ...(cluster.stores ?? []), ...(cluster.apis ?? [])].flatMap((entry) => (entry.pid === undefined ? [] : [entry.pid]));
-}
+let cluster: Target | undefined;
 
 beforeAll(async () => {
   dir = await makeTempDir('kstore-e2e-workloads-ha-');
-  const up = await runKstore(['cluster', 'up', '--data-dir', path.join(dir.path, 'ha')]);
-  expect(up.code, up.output).toBe(0);
-  kubectl = new Kubectl({ kubeconfig: path.join(dir.path, 'ha', 'admin.kubeconfig'), cacheDir: path.join(dir.path, 'kube-cache') });
+  cluster = await startCluster(dir, []);
+  kubectl = new Kubectl({ kubeconfig: cluster.kubeconfig, cacheDir: path.join(dir.path, 'kube-cache') });
 }, 120_000);
 
 afterAll(async () => {
   kubectl?.stopAll();
-  if (dir !== undefined) {
-    await runKstore(['cluster', 'down', '--data-dir', path.join(dir.path, 'ha')]);
-    for (const pid of clusterPids()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    await dir.remove();
-  }
+  await cluster?.stop();
+  await dir?.remove();
 }, 60_000);
 
 async function ok(args: readonly string[]): Promise<string> {

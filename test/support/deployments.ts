@@ -17,6 +17,8 @@ export interface Target {
   /** Where reads go (another API replica on the cluster). */
   readonly reader: string;
   readonly credentials: Credentials;
+  /** The admin kubeconfig (for a cluster: one context per API replica, kstore-a1, kstore-a2). */
+  readonly kubeconfig: string;
   stop(): Promise<void>;
 }
 
@@ -34,12 +36,13 @@ export function runKstore(args: readonly string[]): Promise<{ code: number | nul
 export async function startServer(dir: TempDir): Promise<Target> {
   const server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'server') });
   const credentials = await readKubeconfig(server.kubeconfigPath);
-  return { writer: credentials.server, reader: credentials.server, credentials, stop: async () => { await server.stop().catch(() => server.kill()); } };
+  return { writer: credentials.server, reader: credentials.server, credentials, kubeconfig: server.kubeconfigPath, stop: async () => { await server.stop().catch(() => server.kill()); } };
 }
 
-export async function startCluster(dir: TempDir): Promise<Target> {
+/** `kstore cluster up` in `dir`/ha with `upArgs` (e.g. --controllers); stop() downs it and kills any pid left. */
+export async function startCluster(dir: TempDir, upArgs: readonly string[] = []): Promise<Target> {
   const dataDir = path.join(dir.path, 'ha');
-  const up = await runKstore(['cluster', 'up', '--data-dir', dataDir]);
+  const up = await runKstore(['cluster', 'up', '--data-dir', dataDir, ...upArgs]);
   const stop = async (): Promise<void> => {
     await runKstore(['cluster', 'down', '--data-dir', dataDir]);
     const file = path.join(dataDir, 'cluster.json');
@@ -60,10 +63,10 @@ export async function startCluster(dir: TempDir): Promise<Target> {
   const cluster = JSON.parse(readFileSync(path.join(dataDir, 'cluster.json'), 'utf8')) as { apis: { url: string }[] };
   const credentials = await readKubeconfig(path.join(dataDir, 'admin.kubeconfig'));
   if (cluster.apis.length !== 2) throw new Error(`expected 2 API replicas, cluster.json lists ${cluster.apis.length}`);
-  return { writer: cluster.apis[0]!.url, reader: cluster.apis[1]!.url, credentials, stop };
+  return { writer: cluster.apis[0]!.url, reader: cluster.apis[1]!.url, credentials, kubeconfig: path.join(dataDir, 'admin.kubeconfig'), stop };
 }
 
 export const deployments: readonly { readonly name: string; readonly start: (dir: TempDir) => Promise<Target> }[] = [
   { name: 'kstore server', start: startServer },
-  { name: 'kstore cluster up (writes through a1, reads through a2)', start: startCluster },
+  { name: 'kstore cluster up (writes through a1, reads through a2)', start: (dir) => startCluster(dir) },
 ];
