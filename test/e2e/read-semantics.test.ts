@@ -249,6 +249,20 @@ for (const { name, start } of deployments) {
         }
       });
 
+      it('a delete streams DELETED with the object\'s last state', async () => {
+        const revision = await create('to-delete');
+        const reader = await watch(`${collection}?watch=1&resourceVersion=${revision}&fieldSelector=metadata.name%3Dto-delete`);
+        try {
+          const deleted = await write('DELETE', `${collection}/to-delete`);
+          expect(deleted.status, deleted.body).toBe(200);
+          const event = await reader.next();
+          expect(event).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'to-delete' } } });
+          expect(Number(event.object.metadata?.resourceVersion)).toBeGreaterThan(revision);
+        } finally {
+          reader.close();
+        }
+      });
+
       it('a single item through its path with watch=1: only that item\'s changes; timeoutSeconds ends the stream', async () => {
         await create('single');
         const reader = await watch(`${collection}/single?watch=1&timeoutSeconds=3`);
