@@ -8,15 +8,15 @@
 // Leadership is polled (RaftNode has no callback); two members may briefly both run the
 // controllers around a leader change, which is safe: every update they propose carries a
 // resourceVersion precondition, and a delete a uid precondition or none (idempotent).
-import { randomUUID } from 'node:crypto';
 import { commandVersion, encodeCommand } from '../actors/index.ts';
 import type { ClusterState, Command, CommandResult } from '../actors/index.ts';
 import { createControllers } from '../actors/controllers/index.ts';
 import type { Controller, ControllerContext } from '../actors/controllers/index.ts';
 import type { ProposalOutcome } from '../raft/index.ts';
+import { ensureSystemNamespaces } from './system-namespaces.ts';
 
 /** Namespaces kube-apiserver's system namespace controller keeps present. */
-export const systemNamespaceNames = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
+export { systemNamespaceNames } from './system-namespaces.ts';
 /** How often a member checks whether it leads. */
 export const leaderDutiesPollMs = 100;
 /** Back-off between attempts to create the system namespaces while leading. */
@@ -61,20 +61,7 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
   let ensured = false;
   let nextEnsureMs = 0;
 
-  const ensureSystemNamespaces = async (): Promise<void> => {
-    for (const name of systemNamespaceNames) {
-      const key = { group: '', resource: 'namespaces', namespace: '', name };
-      if (options.state.get(key) !== undefined) continue;
-      const now = formatTime(new Date());
-      const object = {
-        apiVersion: 'v1', kind: 'Namespace',
-        metadata: { name, uid: randomUUID(), creationTimestamp: now, labels: { 'kubernetes.io/metadata.name': name } },
-        spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
-      };
-      const result = await propose({ type: 'create', key, object, at: now, by: 'system:apiserver' });
-      if (result.type !== 'stored' && result.type !== 'alreadyExists') throw new Error(`could not create namespace ${name}: ${result.type}`);
-    }
-  };
+  const ensureNamespaces = (): Promise<void> => ensureSystemNamespaces((key) => options.state.get(key), propose);
 
   const begin = async (): Promise<void> => {
     running = true;
@@ -101,7 +88,7 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
       else if (!leads && running) await end();
       if (running && !ensured && Date.now() >= nextEnsureMs) {
         try {
-          await ensureSystemNamespaces();
+          await ensureNamespaces();
           ensured = true;
         } catch (error) {
           nextEnsureMs = Date.now() + ensureRetryMs;

@@ -1,7 +1,6 @@
 // Owns: wiring of the all-in-one `kstore server` role: certificates and the admin kubeconfig,
 // the single-member store, the API tier over HTTPS, the system namespaces that exist from the
 // first start, and graceful shutdown on SIGTERM/SIGINT. Wiring only: no logic of its own.
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, discoveryAuthorizer, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
 import type { ServerFlags } from '../cli.ts';
@@ -9,31 +8,13 @@ import { createControllers } from '../../actors/controllers/index.ts';
 import type { ControllerContext } from '../../actors/controllers/index.ts';
 import type { Controller } from '../../actors/controllers/index.ts';
 import { openLocalStore } from '../local-store.ts';
-import type { LocalStore } from '../local-store.ts';
 import { writeAdminKubeconfig } from '../kubeconfig.ts';
 import { ensurePki } from '../pki.ts';
 import { untilStopSignal } from './stop-signal.ts';
 import { ensureKubernetesService, keepKubernetesService } from '../kubernetes-service.ts';
-
-/** Namespaces kube-apiserver's system namespace controller keeps present. */
-export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
+import { ensureSystemNamespaces } from '../system-namespaces.ts';
 
 const leaderWaitMs = 10_000;
-
-async function ensureSystemNamespaces(store: LocalStore, client: StoreClient): Promise<void> {
-  for (const name of systemNamespaces) {
-    const key = { group: '', resource: 'namespaces', namespace: '', name };
-    if (store.state.get(key)) continue;
-    const now = formatTime(new Date());
-    const object = {
-      apiVersion: 'v1', kind: 'Namespace',
-      metadata: { name, uid: randomUUID(), creationTimestamp: now, labels: { 'kubernetes.io/metadata.name': name } },
-      spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
-    };
-    const result = await client.propose({ type: 'create', key, object, at: now, by: 'system:apiserver' });
-    if (result.type !== 'stored' && result.type !== 'alreadyExists') throw new Error(`could not create namespace ${name}: ${result.type}`);
-  }
-}
 
 function urlHost(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
@@ -45,7 +26,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const store = await openLocalStore({ id: 'kstore-0', dataDir: path.join(dataDir, 'raft') });
   await store.node.waitForLeader(leaderWaitMs);
   const client = new StoreClient(store.backend);
-  await ensureSystemNamespaces(store, client);
+  await ensureSystemNamespaces((key) => store.state.get(key), (command) => client.propose(command));
   // A single member is always the leader, so its leader-only controllers run from the start.
   const controllerContext: ControllerContext = {
     state: store.state,
