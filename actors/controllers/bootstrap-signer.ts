@@ -18,6 +18,7 @@ import {
 } from '../machines/token-secret.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { tokenSecrets, touchesTokens } from './token-cleaner.ts';
+import { Serial } from './serial.ts';
 
 /** Who the signer's commands name as their cause (kube-controller-manager's service account). */
 export const bootstrapSignerIdentity = 'system:serviceaccount:kube-system:bootstrap-signer';
@@ -73,20 +74,20 @@ export class BootstrapSigner implements Controller {
   readonly name = 'bootstrapsigner';
   readonly #context: ControllerContext;
   #unsubscribe: (() => void) | undefined;
-  #running: Promise<void> | undefined;
-  #again = false;
+  readonly #serial: Serial;
   #stopped = true;
 
   constructor(context: ControllerContext) {
     this.#context = context;
+    this.#serial = new Serial(() => this.#sign(), (error) => context.log('bootstrap signer failed; retried on the next change', { error: (error as Error).message }));
   }
 
   start(): void {
     this.#stopped = false;
     this.#unsubscribe = this.#context.state.subscribe((events) => {
-      if (touchesTokens(events) || events.some((event) => isClusterInfo(event.key))) this.#poke();
+      if (touchesTokens(events) || events.some((event) => isClusterInfo(event.key))) this.#serial.poke();
     });
-    this.#poke();
+    this.#serial.poke();
   }
 
   async stop(): Promise<void> {
@@ -97,26 +98,7 @@ export class BootstrapSigner implements Controller {
 
   /** Waits until no signing pass is running (tests). */
   async idle(): Promise<void> {
-    while (this.#running !== undefined) await this.#running;
-  }
-
-  #poke(): void {
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return;
-    }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        try {
-          await this.#sign();
-        } catch (error) {
-          this.#context.log('bootstrap signer failed; retried on the next change', { error: (error as Error).message });
-        }
-      } while (this.#again && !this.#stopped);
-    })().finally(() => {
-      this.#running = undefined;
-    });
+    await this.#serial.idle();
   }
 
   async #sign(): Promise<void> {

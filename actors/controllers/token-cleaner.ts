@@ -15,6 +15,7 @@ import type { TokenLifecycle } from '../resource-actor.ts';
 import type { ChangeEvent } from '../events.ts';
 import { bootstrapTokenNamespace, expirationMillis, isBootstrapTokenKey } from '../machines/token-secret.ts';
 import type { Controller, ControllerContext } from './controller.ts';
+import { Serial } from './serial.ts';
 
 /** Who the token controllers' commands name as their cause (kube-controller-manager's service account). */
 export const tokenCleanerIdentity = 'system:serviceaccount:kube-system:token-cleaner';
@@ -54,36 +55,6 @@ export function tokenSecrets(state: ClusterState): TokenSecretEntry[] {
 
 export function touchesTokens(events: readonly ChangeEvent[]): boolean {
   return events.some((event) => isBootstrapTokenKey(event.key));
-}
-
-/** Runs `work` one call at a time; a call made while one runs runs once more afterwards. */
-class Serial {
-  #running: Promise<void> | undefined;
-  #again = false;
-  constructor(private readonly work: () => Promise<void>, private readonly onError: (error: unknown) => void) {}
-
-  poke(): void {
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return;
-    }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        try {
-          await this.work();
-        } catch (error) {
-          this.onError(error);
-        }
-      } while (this.#again);
-    })().finally(() => {
-      this.#running = undefined;
-    });
-  }
-
-  async idle(): Promise<void> {
-    while (this.#running !== undefined) await this.#running;
-  }
 }
 
 export class TokenExpirer implements Controller {
