@@ -21,7 +21,8 @@ const patchAttemptsMax = 5;
 
 export const patchMediaTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'] as const;
 
-function patchFunction(contentType: string | undefined): (current: JsonValue, patch: JsonValue) => JsonValue {
+/** The patch applier for a PATCH's Content-Type (415 for any other). */
+export function patchFunction(contentType: string | undefined): (current: JsonValue, patch: JsonValue) => JsonValue {
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === 'application/json-patch+json') return applyJsonPatch;
   if (mediaType === 'application/merge-patch+json') return applyMergePatch;
@@ -29,7 +30,8 @@ function patchFunction(contentType: string | undefined): (current: JsonValue, pa
   throw unsupportedMediaType(mediaType);
 }
 
-function parsePatch(raw: string): JsonValue {
+/** The PATCH body as JSON (400 when it is not). */
+export function parsePatch(raw: string): JsonValue {
   try {
     return JSON.parse(raw) as JsonValue;
   } catch (error) {
@@ -37,7 +39,8 @@ function parsePatch(raw: string): JsonValue {
   }
 }
 
-function patched(current: KubeObject, patch: JsonValue, apply: (current: JsonValue, patch: JsonValue) => JsonValue, target: Target, name: string): KubeObject {
+/** `patch` applied to `current`: 422 for a failing JSON patch operation, 400 unless the result is an object. */
+export function applyPatch(current: KubeObject, patch: JsonValue, apply: (current: JsonValue, patch: JsonValue) => JsonValue, target: Target, name: string): KubeObject {
   let result: JsonValue;
   try {
     result = apply(current as unknown as JsonValue, patch);
@@ -46,7 +49,11 @@ function patched(current: KubeObject, patch: JsonValue, apply: (current: JsonVal
     throw error;
   }
   if (result === null || typeof result !== 'object' || Array.isArray(result)) throw badRequest('the patch did not produce an object');
-  const object = result as unknown as KubeObject;
+  return result as unknown as KubeObject;
+}
+
+function patched(current: KubeObject, patch: JsonValue, apply: (current: JsonValue, patch: JsonValue) => JsonValue, target: Target, name: string): KubeObject {
+  const object = applyPatch(current, patch, apply, target, name);
   if (object.metadata === null || typeof object.metadata !== 'object') throw badRequest('the patch removed metadata');
   return object;
 }
