@@ -9,6 +9,7 @@ import type { KubeObject } from '../../actors/index.ts';
 import { conflict, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { causeOf, fieldValidationLevel, isDryRun, respond, sendWarnings } from './context.ts';
+import { readable } from './corrupt.ts';
 import { applyPatch, parsePatch, patchFunction } from './patch.ts';
 import { prepareUpdate } from './prepare.ts';
 import { expectObject } from './results.ts';
@@ -28,7 +29,7 @@ export async function handleSubresourcePatch(request: FastifyRequest, reply: Fas
   const key = objectKey(target, name);
   await context.store.readIndex();
   for (let attempt = 1; ; attempt++) {
-    const current = context.store.get(key);
+    const current = readable(target, context.store.get(key));
     if (!current) throw notFound(qualified, name);
     const patched = applyPatch(current, patch, apply, target, name);
     const requestedVersion = (patched.metadata as KubeObject['metadata'] | undefined)?.resourceVersion;
