@@ -4,35 +4,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { StoreClient } from '../../deploy/store-client.ts';
 import { fetchStoreObjects } from '../../deploy/state-service.ts';
-import { connectNats } from '../../raft/index.ts';
-import { NatsCluster } from '../support/nats-server.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
-import type { TempDir } from '../support/temp-dir.ts';
 import { createConfigMap, createNamespace, runConcurrently } from './fixtures.ts';
-import { memberIds, Members, stampedNow } from './event-stream-support.ts';
+import { Members, stampedNow, openStoreGroup } from './event-stream-support.ts';
+import type { StoreGroup } from './event-stream-support.ts';
 
-let nats: NatsCluster;
-let dir: TempDir;
 let members: Members;
 let connection: NatsConnection;
 let client: StoreClient;
 
+let group: StoreGroup | undefined;
+
 beforeAll(async () => {
-  nats = await NatsCluster.start(1);
-  dir = await makeTempDir('kstore-state-service-');
-  members = new Members(() => nats.urls, dir.path);
-  await Promise.all(memberIds.map((id) => members.open(id)));
-  connection = await connectNats(nats.urls, 'state-service-test');
-  client = new StoreClient({ connection, cluster: 'it', group: 'ev', attemptTimeoutMs: 1_000, deadlineMs: 20_000 });
+  group = await openStoreGroup({ natsServers: 1, tempPrefix: 'kstore-state-service-', clientName: 'state-service-test', deadlineMs: 20_000 });
+  ({ members, connection, client } = group);
 });
 
 afterAll(async () => {
-  client?.close();
-  await connection?.close().catch(() => undefined);
-  await members?.closeAll();
-  await nats?.stopAll();
-  await dir?.remove();
+  await group?.close();
 });
 
 describe('state service', () => {

@@ -9,6 +9,11 @@ import { decodeBatch, EventStreamReader } from '../../deploy/event-stream/index.
 import type { StreamBatch } from '../../deploy/event-stream/index.ts';
 import { openNatsStore } from '../../deploy/roles/store.ts';
 import type { NatsStore, StoreFlags } from '../../deploy/roles/store.ts';
+import { StoreClient } from '../../deploy/store-client.ts';
+import { connectNats } from '../../raft/index.ts';
+import { NatsCluster } from '../support/nats-server.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import type { TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 export const memberIds = ['a', 'b', 'c'] as const;
@@ -141,4 +146,34 @@ export async function openReader(connection: NatsConnection): Promise<EventStrea
  */
 export function stampedNow<C extends Command>(command: C): C {
   return { ...command, at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') };
+}
+
+/** A store group for a test file: nats-servers, the three members on a temp dir, a client. */
+export interface StoreGroup {
+  readonly nats: NatsCluster;
+  readonly dir: TempDir;
+  readonly members: Members;
+  readonly connection: NatsConnection;
+  readonly client: StoreClient;
+  close(): Promise<void>;
+}
+
+/** Starts `natsServers` nats-servers and members a, b, c of group it/ev, and connects a client. */
+export async function openStoreGroup(options: { readonly natsServers: 1 | 3; readonly tempPrefix: string; readonly clientName: string; readonly deadlineMs: number }): Promise<StoreGroup> {
+  const nats = await NatsCluster.start(options.natsServers);
+  const dir = await makeTempDir(options.tempPrefix);
+  const members = new Members(() => nats.urls, dir.path);
+  await Promise.all(memberIds.map((id) => members.open(id)));
+  const connection = await connectNats(nats.urls, options.clientName);
+  const client = new StoreClient({ connection, cluster: 'it', group: 'ev', attemptTimeoutMs: 1_000, deadlineMs: options.deadlineMs });
+  return {
+    nats, dir, members, connection, client,
+    async close(): Promise<void> {
+      client.close();
+      await connection.close().catch(() => undefined);
+      await members.closeAll();
+      await nats.stopAll();
+      await dir.remove();
+    },
+  };
 }

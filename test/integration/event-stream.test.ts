@@ -12,37 +12,28 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Command } from '../../actors/index.ts';
 import { eventStreamName } from '../../deploy/event-stream/index.ts';
 import { StoreClient } from '../../deploy/store-client.ts';
-import { connectNats } from '../../raft/index.ts';
 import { NatsCluster } from '../support/nats-server.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
-import type { TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { createConfigMap, createNamespace, namespace, namespaceKey, runConcurrently, t0 } from './fixtures.ts';
-import { expectContiguous, historyAfter, memberIds, Members, openReader, readRawStream, Recorder, stampedNow } from './event-stream-support.ts';
+import { expectContiguous, historyAfter, memberIds, Members, openReader, readRawStream, Recorder, stampedNow, openStoreGroup } from './event-stream-support.ts';
+import type { StoreGroup } from './event-stream-support.ts';
 
 const stream = eventStreamName('it', 'ev');
 
 let nats: NatsCluster;
-let dir: TempDir;
 let members: Members;
 let connection: NatsConnection;
 let client: StoreClient;
 
+let group: StoreGroup | undefined;
+
 beforeAll(async () => {
-  nats = await NatsCluster.start(1);
-  dir = await makeTempDir('kstore-event-stream-');
-  members = new Members(() => nats.urls, dir.path);
-  await Promise.all(memberIds.map((id) => members.open(id)));
-  connection = await connectNats(nats.urls, 'event-stream-test');
-  client = new StoreClient({ connection, cluster: 'it', group: 'ev', attemptTimeoutMs: 1_000, deadlineMs: 20_000 });
+  group = await openStoreGroup({ natsServers: 1, tempPrefix: 'kstore-event-stream-', clientName: 'event-stream-test', deadlineMs: 20_000 });
+  ({ nats, members, connection, client } = group);
 });
 
 afterAll(async () => {
-  client?.close();
-  await connection?.close().catch(() => undefined);
-  await members?.closeAll();
-  await nats?.stopAll();
-  await dir?.remove();
+  await group?.close();
 });
 
 beforeEach(() => {
