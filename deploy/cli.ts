@@ -42,6 +42,9 @@ Flags for server:
   --feature-gates <list>  alpha features, kube style: AllowUnsafeMalformedObjectDeletion=true lets a
                           DELETE with ignoreStoreReadErrorWithClusterBreakingPotential remove an
                           object that cannot be decoded (default: all off)
+  --watch-bookmark-interval <d>
+                          how often a watch with allowWatchBookmarks=true gets a BOOKMARK, e.g. 1m,
+                          5s (default 1m, as kube-apiserver's watch cache)
   -h, --help              show this help
 
 Flags for store:
@@ -70,6 +73,8 @@ Flags for api:
   --enable-bootstrap-token-auth
                           accept bootstrap tokens, as for server
   --feature-gates <list>  alpha features, as for server
+  --watch-bookmark-interval <d>
+                          BOOKMARK period of watches that allow them, as for server (default 1m)
   -h, --help              show this help
 `;
 
@@ -84,6 +89,8 @@ export interface ServerFlags {
   readonly featureGates: FeatureGates;
   /** --controllers, parsed (parseControllersFlag): '*', '<name>', '-<name>' with canonical names. */
   readonly controllers: readonly string[];
+  /** --watch-bookmark-interval in ms. */
+  readonly bookmarkIntervalMs: number;
 }
 
 function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
@@ -97,6 +104,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
       'enable-bootstrap-token-auth': { type: 'boolean', default: false },
       'feature-gates': { type: 'string' },
       controllers: { type: 'string', default: '*' },
+      'watch-bookmark-interval': { type: 'string', default: '1m' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -109,6 +117,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
     port, bindAddress: values['bind-address'], dataDir: values['data-dir'], tlsSans: values['tls-san'],
     enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'], controllers: parseControllersFlag(values.controllers),
     featureGates: parseFeatureGates(values['feature-gates']),
+    bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']),
   };
 }
 

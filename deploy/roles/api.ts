@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, discoveryAuthorizer, parseFeatureGates, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
 import type { FeatureGates } from '../../api/index.ts';
 import { connectNats } from '../../raft/index.ts';
-import { EventStreamReader } from '../event-stream/index.ts';
+import { EventStreamReader, parseDuration } from '../event-stream/index.ts';
 import { ObjectReplica } from '../object-replica.ts';
 import { RaftStatusPoller } from '../raft-status-poller.ts';
 import { ReplicaAnnouncer } from '../replica-announcer.ts';
@@ -35,6 +35,8 @@ export interface ApiFlags {
   readonly enableBootstrapTokenAuth?: boolean;
   /** --feature-gates, parsed. */
   readonly featureGates?: FeatureGates;
+  /** --watch-bookmark-interval in ms. */
+  readonly bookmarkIntervalMs?: number;
 }
 
 /** Parses `kstore api` flags; undefined for --help. */
@@ -45,7 +47,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
       nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' },
       cluster: { type: 'string', default: 'kstore' }, group: { type: 'string', default: 'main' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'client-ca-file': { type: 'string' },
-      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, 'feature-gates': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, 'feature-gates': { type: 'string' }, 'watch-bookmark-interval': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help === true) return undefined;
@@ -68,6 +70,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
     tlsCertFile: cert, tlsPrivateKeyFile: key, clientCaFile: ca, ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
     ...(values.name === undefined || values.name === '' ? {} : { name: values.name }), enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
     featureGates: parseFeatureGates(values['feature-gates']),
+    ...(values['watch-bookmark-interval'] === undefined ? {} : { bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']) }),
   };
 }
 
@@ -125,6 +128,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     authorizers: [systemMastersAuthorizer, ...(flags.enableBootstrapTokenAuth === true ? [discoveryAuthorizer] : [])],
     ...(flags.featureGates === undefined ? {} : { featureGates: flags.featureGates }),
     ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),
+    ...(flags.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: flags.bookmarkIntervalMs }),
     gauges: [
       { name: 'kstore_api_replica_revision', help: 'Revision the API replica\'s copy of the store reflects.', read: () => replica.currentRevision() },
       { name: 'kstore_api_stream_lag', help: 'Event stream tail minus the replica revision (revisions).', read: () => lag },

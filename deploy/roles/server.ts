@@ -52,6 +52,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(client)] : [])],
     authorizers: [systemMastersAuthorizer, ...(flags.enableBootstrapTokenAuth ? [discoveryAuthorizer] : [])],
     featureGates: flags.featureGates,
+    bookmarkIntervalMs: flags.bookmarkIntervalMs,
     gauges: [
       { name: 'kstore_raft_term', help: 'Current Raft term of this member.', read: () => store.node.status().term },
       { name: 'kstore_raft_commit_index', help: 'Highest Raft index known committed.', read: () => store.node.status().commitIndex },

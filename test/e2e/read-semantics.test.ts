@@ -66,7 +66,8 @@ for (const { name, start } of deployments) {
 
     beforeAll(async () => {
       dir = await makeTempDir('kstore-e2e-rv-');
-      target = await start(dir);
+      // Periodic bookmarks every second, so the allowWatchBookmarks row needs no minute-long wait.
+      target = await start(dir, ['--watch-bookmark-interval', '1s']);
       expect((await write('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })).status).toBe(201);
       revisionA = await create('a');
       revisionB = await create('b');
@@ -246,6 +247,30 @@ for (const { name, start } of deployments) {
           expect(Number(bookmark.object.metadata?.resourceVersion)).toBeGreaterThanOrEqual(Number(listed.metadata.resourceVersion));
         } finally {
           reader.close();
+        }
+      });
+
+      it('allowWatchBookmarks=true: periodic BOOKMARKs holding only metadata.resourceVersion, never behind an event sent; none without it', async () => {
+        const from = (await list('')).metadata.resourceVersion;
+        const bookmarked = await watch(`${collection}?watch=1&resourceVersion=${from}&allowWatchBookmarks=true`);
+        const plain = await watch(`${collection}?watch=1&resourceVersion=${from}`);
+        try {
+          const revision = await create('bookmarked');
+          const added = await bookmarked.next();
+          expect(added).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'bookmarked' } } });
+          // Two periods pass on the bookmarked watch while the plain one gets nothing but the next change.
+          for (let period = 0; period < 2; period++) {
+            const bookmark = await bookmarked.next();
+            expect(bookmark.type).toBe('BOOKMARK');
+            expect(bookmark.object).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: bookmark.object.metadata?.resourceVersion } });
+            expect(Number(bookmark.object.metadata?.resourceVersion)).toBeGreaterThanOrEqual(revision);
+          }
+          await create('after-bookmarks');
+          expect(await plain.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'bookmarked' } } });
+          expect(await plain.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'after-bookmarks' } } });
+        } finally {
+          bookmarked.close();
+          plain.close();
         }
       });
 

@@ -33,8 +33,9 @@ export function runKstore(args: readonly string[]): Promise<{ code: number | nul
   });
 }
 
-export async function startServer(dir: TempDir): Promise<Target> {
-  const server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'server') });
+/** `kstore server` in `dir`/server with `extraArgs` (e.g. --watch-bookmark-interval). */
+export async function startServer(dir: TempDir, extraArgs: readonly string[] = []): Promise<Target> {
+  const server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'server'), extraArgs });
   const credentials = await readKubeconfig(server.kubeconfigPath);
   return { writer: credentials.server, reader: credentials.server, credentials, kubeconfig: server.kubeconfigPath, stop: async () => { await server.stop().catch(() => server.kill()); } };
 }
@@ -66,7 +67,8 @@ export async function startCluster(dir: TempDir, upArgs: readonly string[] = [])
   return { writer: cluster.apis[0]!.url, reader: cluster.apis[1]!.url, credentials, kubeconfig: path.join(dataDir, 'admin.kubeconfig'), stop };
 }
 
-export const deployments: readonly { readonly name: string; readonly start: (dir: TempDir) => Promise<Target> }[] = [
-  { name: 'kstore server', start: startServer },
-  { name: 'kstore cluster up (writes through a1, reads through a2)', start: (dir) => startCluster(dir) },
+/** Both deployments; `args` are flags both `kstore server` and `kstore cluster up` take. */
+export const deployments: readonly { readonly name: string; readonly start: (dir: TempDir, args?: readonly string[]) => Promise<Target> }[] = [
+  { name: 'kstore server', start: (dir, args) => startServer(dir, args) },
+  { name: 'kstore cluster up (writes through a1, reads through a2)', start: (dir, args) => startCluster(dir, args) },
 ];
