@@ -1,5 +1,6 @@
 // Owns: the `kstore` command line: parsing the role and its flags, printing help, and handing
 // over to the role. Roles are wired in deploy/roles/*; nothing here does work itself.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runServer } from './roles/server.ts';
 import { runStore } from './roles/store.ts';
@@ -35,7 +36,8 @@ Flags for server:
                           authenticates as system:bootstrap:<id> (groups system:bootstrappers,
                           its auth-extra-groups); such users may read discovery (/api, /apis, /version)
   --controllers <list>    leader-only controllers, as kube-controller-manager's flag: '*' (the
-                          default set: namespace, garbagecollector), 'name' enables, '-name'
+                          default set: namespace, garbagecollector, serviceaccount,
+                          root-ca-cert-publisher), 'name' enables, '-name'
                           disables; tokencleaner and bootstrapsigner are off unless named, e.g.
                           --controllers '*,tokencleaner,bootstrapsigner' (default '*'); expired
                           bootstrap tokens are always marked expired, tokencleaner deletes them
@@ -58,6 +60,9 @@ Flags for store:
   --events-max-age <d>    max age of the change-event stream's messages, e.g. 5m, 300s (default 5m)
   --events-replicas <n>   replicas of the change-event stream (default auto: 3 on a NATS cluster of 3+ servers, else 1)
   --controllers <list>    leader-only controllers the member runs while it leads, as for server (default '*')
+  --root-ca-file <f>      the cluster CA (PEM) the root CA publisher puts in every namespace as the
+                          kube-root-ca.crt ConfigMap (kube-controller-manager's flag); without it
+                          root-ca-cert-publisher does not run
 
 Flags for api:
   --nats <url[,url...]>   NATS server URLs (required; any server of the NATS cluster will do)
@@ -150,6 +155,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
       'events-max-age': { type: 'string', default: '5m' },
       'events-replicas': { type: 'string', default: 'auto' },
       controllers: { type: 'string', default: '*' },
+      'root-ca-file': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -174,6 +180,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
     cluster: values.cluster, group: values.group, ...(tickIntervalMs === undefined ? {} : { tickIntervalMs }),
     eventsMaxAgeMs: parseDuration(values['events-max-age']), eventsReplicas: parseEventsReplicas(values['events-replicas']),
     controllers: parseControllersFlag(values.controllers),
+    ...(values['root-ca-file'] === undefined ? {} : { rootCertificate: readFileSync(values['root-ca-file'], 'utf8') }),
   };
 }
 

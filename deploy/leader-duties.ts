@@ -32,6 +32,8 @@ export interface LeaderDutiesOptions {
   readonly pollMs?: number;
   /** Parsed --controllers entries (parseControllersFlag); default ['*'], kube-controller-manager's default set. */
   readonly controllers?: readonly string[];
+  /** The cluster CA (PEM) the root CA publisher puts in every namespace (--root-ca-file). */
+  readonly rootCertificate?: string;
 }
 
 export interface LeaderDuties {
@@ -53,7 +55,10 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
   const log = options.log ?? (() => {});
   const propose = async (command: Command): Promise<CommandResult> =>
     (await options.propose(encodeCommand({ version: commandVersion, command }))).result;
-  const context: ControllerContext = { state: options.state, propose, now: () => formatTime(new Date()), log };
+  const context: ControllerContext = {
+    state: options.state, propose, now: () => formatTime(new Date()), log,
+    ...(options.rootCertificate === undefined ? {} : { rootCertificate: options.rootCertificate }),
+  };
   let controllers: Controller[] = [];
   let running = false;
   let stopped = false;

@@ -14,6 +14,8 @@ export interface ControllerContext {
   /** The proposer's wall clock, RFC 3339 in whole seconds. */
   readonly now: () => string;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
+  /** The cluster CA certificate (PEM) the root CA publisher puts in every namespace (kube-controller-manager's --root-ca-file); absent: not published. */
+  readonly rootCertificate?: string;
 }
 
 export interface Controller {

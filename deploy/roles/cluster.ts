@@ -430,9 +430,10 @@ export function kubeconfigDocument(apis: readonly Pick<ApiEntry, 'name' | 'url'>
 }
 
 /** The command line of a store member `up` starts (also when it restarts a dead one). */
-function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string }): string[] {
+function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string; rootCaFile: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', member.id, '--peers', member.storeIds.join(','), '--nats', member.natsUrls.join(','),
-    '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge, '--controllers', member.controllers];
+    '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge, '--controllers', member.controllers,
+    '--root-ca-file', member.rootCaFile];
 }
 
 /** The command line of an API replica `up` starts (also when it restarts a dead one). */
@@ -540,13 +541,14 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       throw new StartFailure(error instanceof Error ? error.message : String(error), nats[0]?.log ?? '');
     });
 
-    // store members
+    // store members (their root CA publisher puts the cluster CA in every namespace)
+    const rootCaFile = (await ensurePki(dataDir, [])).paths.caCert;
     for (const id of storeIds) {
       const memberDir = path.join(dataDir, 'stores', id);
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, storeCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers }), log);
+      const pid = startDetached(process.execPath, storeCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile }), log);
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, dataDir: memberDir, log });
       await write();
@@ -614,6 +616,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       return { ...server, pid };
     });
     const storeIds = file.stores.map((store) => store.id);
+    const rootCaFile = (await ensurePki(file.dataDir, [])).paths.caCert;
     const stores: StoreEntry[] = [];
     for (const store of file.stores) {
       if (entryAlive(store.pid)) {
@@ -621,7 +624,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
         continue;
       }
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, storeCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*' }), store.log);
+      const pid = startDetached(process.execPath, storeCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile }), store.log);
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
       restarted.push(`store ${store.id} (pid ${pid})`);

@@ -33,6 +33,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     propose: (command) => client.propose(command),
     now: () => formatTime(new Date()),
     log: (message, fields) => process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`),
+    rootCertificate: pki.caCert,
   };
   // The token expirer, then what --controllers enables (kube-controller-manager's defaults).
   const controllers: Controller[] = createControllers(controllerContext, flags.controllers);

@@ -35,6 +35,8 @@ export interface StoreFlags {
   readonly leaderDuties?: boolean;
   /** --controllers, parsed: which leader-only controllers run (default '*'). */
   readonly controllers?: readonly string[];
+  /** --root-ca-file's content: the cluster CA the root CA publisher puts in every namespace. */
+  readonly rootCertificate?: string;
 }
 
 export type StoreLog = (message: string, fields?: Record<string, unknown>) => void;
@@ -101,7 +103,8 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     ...(flags.eventsReplicas === undefined ? {} : { replicas: flags.eventsReplicas }),
   });
   const duties = flags.leaderDuties === false ? undefined
-    : startLeaderDuties({ state, isLeader, propose: (data) => node.propose(data), log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }) });
+    : startLeaderDuties({ state, isLeader, propose: (data) => node.propose(data), log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }),
+      ...(flags.rootCertificate === undefined ? {} : { rootCertificate: flags.rootCertificate }) });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {

@@ -216,16 +216,20 @@ describe('BootstrapSigner', () => {
 });
 
 describe('--controllers', () => {
+  /** kube-controller-manager's default set, among the controllers kstore has, in start order. */
+  const defaults = ['namespace-controller', 'garbage-collector-controller', 'serviceaccount-controller', 'root-ca-certificate-publisher-controller'];
+
   it('defaults to kube-controller-manager: tokencleaner and bootstrapsigner are off', () => {
-    expect(enabledControllers()).toEqual(['namespace-controller', 'garbage-collector-controller']);
-    expect(enabledControllers(parseControllersFlag('*'))).toEqual(['namespace-controller', 'garbage-collector-controller']);
+    expect(enabledControllers()).toEqual(defaults);
+    expect(enabledControllers(parseControllersFlag('*'))).toEqual(defaults);
   });
 
   it('names enable, -names disable, the first mention wins, aliases and canonical names both work', () => {
-    expect(enabledControllers(parseControllersFlag('*,tokencleaner,bootstrapsigner'))).toEqual(['namespace-controller', 'garbage-collector-controller', 'token-cleaner-controller', 'bootstrap-signer-controller']);
+    expect(enabledControllers(parseControllersFlag('*,tokencleaner,bootstrapsigner'))).toEqual([...defaults, 'token-cleaner-controller', 'bootstrap-signer-controller']);
     expect(enabledControllers(parseControllersFlag('tokencleaner'))).toEqual(['token-cleaner-controller']);
-    expect(enabledControllers(parseControllersFlag('*,-garbagecollector,bootstrap-signer-controller'))).toEqual(['namespace-controller', 'bootstrap-signer-controller']);
-    expect(enabledControllers(parseControllersFlag('-tokencleaner,tokencleaner,*'))).toEqual(['namespace-controller', 'garbage-collector-controller']);
+    expect(enabledControllers(parseControllersFlag('*,-garbagecollector,bootstrap-signer-controller'))).toEqual([...defaults.filter((name) => name !== 'garbage-collector-controller'), 'bootstrap-signer-controller']);
+    expect(enabledControllers(parseControllersFlag('-tokencleaner,tokencleaner,*'))).toEqual(defaults);
+    expect(enabledControllers(parseControllersFlag('serviceaccount,root-ca-cert-publisher'))).toEqual(['serviceaccount-controller', 'root-ca-certificate-publisher-controller']);
   });
 
   it('refuses an unknown name', () => {
