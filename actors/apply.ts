@@ -125,7 +125,7 @@ function applyDelete(state: StoreState, index: number, command: DeleteCommand): 
   if (command.ignoreStoreReadError === true) return writeChange(state, index, record, unsafeDeleteRecord(record, index, { at: command.at, by: command.by }));
   const conflict = checkPreconditions(record.object, command.preconditions);
   if (conflict !== null) return noChange({ type: 'conflict', message: conflict });
-  return writeChange(state, index, record, deleteRecord(record, index, { at: command.at, by: command.by }, command.propagationPolicy));
+  return writeChange(state, index, record, deleteRecord(record, index, { at: command.at, by: command.by }, command.propagationPolicy, command.gracePeriodSeconds));
 }
 
 /**

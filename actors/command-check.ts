@@ -3,9 +3,9 @@
 // corrupting state (ARCHITECTURE invariant 5).
 // Must not: judge Kubernetes semantics (schemas, names: the API tier validated those before
 // proposing) or throw on any input.
-import { commandVersion, decodeCommand } from './commands.ts';
+import { commandVersion, decodeCommand, gracePeriodSecondsMax } from './commands.ts';
 import type { CommandEnvelope } from './commands.ts';
-import { rfc3339ToMillis } from './time.ts';
+import { addSecondsRfc3339, rfc3339ToMillis } from './time.ts';
 
 export type DecodeResult =
   | { readonly ok: true; readonly envelope: CommandEnvelope }
@@ -49,7 +49,20 @@ function commandProblem(command: unknown): string | null {
     return `unknown command type ${JSON.stringify(command.type)}`;
   }
   return keyProblem(command.key) ?? timeProblem(command.at) ?? byProblem(command.by) ?? preconditionsProblem(command.preconditions) ??
-    (command.type === 'delete' ? propagationProblem(command.propagationPolicy) ?? unsafeProblem(command.ignoreStoreReadError) : objectProblem(command.object));
+    (command.type === 'delete'
+      ? propagationProblem(command.propagationPolicy) ?? unsafeProblem(command.ignoreStoreReadError) ?? graceProblem(command.gracePeriodSeconds, command.at)
+      : objectProblem(command.object));
+}
+
+/** A grace period is a whole number of seconds in [0, gracePeriodSecondsMax] whose deadline is writable. */
+function graceProblem(grace: unknown, at: unknown): string | null {
+  if (grace === undefined) return null;
+  if (typeof grace !== 'number' || !Number.isSafeInteger(grace) || grace < 0 || grace > gracePeriodSecondsMax) {
+    return `gracePeriodSeconds must be an integer from 0 to ${gracePeriodSecondsMax}`;
+  }
+  // A graceful deletion is due at `at + grace`; it must be an RFC 3339 time (years up to 9999).
+  if (typeof at === 'string' && addSecondsRfc3339(at, grace) === undefined) return 'at + gracePeriodSeconds must be a time before the year 10000';
+  return null;
 }
 
 function unsafeProblem(flag: unknown): string | null {

@@ -48,12 +48,31 @@ export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 export const orphanFinalizer = 'orphan';
 export const foregroundFinalizer = 'foregroundDeletion';
 
-/** Delete: removes at once without finalizers; otherwise starts finalizing. */
+/**
+ * The longest grace period a delete may carry: a century. kube-apiserver takes any int64; the
+ * bound keeps `at + grace` a four-digit-year RFC 3339 time (the API tier clamps to it, and the
+ * command check rejects more, so apply never computes a time it cannot write).
+ */
+export const gracePeriodSecondsMax = 100 * 365 * 24 * 3600;
+
+/**
+ * Delete: removes at once without finalizers; otherwise starts finalizing. With a positive
+ * `gracePeriodSeconds` a live object starts terminating instead (graceful deletion; see
+ * machines/deletion.ts).
+ */
 export interface DeleteCommand {
   readonly type: 'delete';
   readonly key: ObjectKey;
   readonly preconditions?: Preconditions;
   readonly propagationPolicy?: PropagationPolicy;
+  /**
+   * The grace period the API tier's strategy decided for this object (kube's
+   * CheckGracefulDelete: for pods, DeleteOptions.gracePeriodSeconds, else
+   * spec.terminationGracePeriodSeconds, 0 when unbound or finished). Absent for kinds without
+   * graceful deletion, and for a delete of an already terminating object that names no period
+   * (which changes nothing). 0 ends a graceful deletion at once (`--grace-period=0 --force`).
+   */
+  readonly gracePeriodSeconds?: number;
   readonly at: string;
   /** Who asked (the authenticated user, or a controller's identity): recorded in lifecycle transitions. */
   readonly by?: string;

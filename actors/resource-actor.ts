@@ -205,32 +205,66 @@ function policyFinalizer(policy: PropagationPolicy | undefined): string | undefi
 
 /**
  * Deletes: removes at once without finalizers, else starts finalizing (first delete only; a
- * later delete changes nothing, whatever its policy). Orphan and Foreground first add their
- * finalizer (recorded as a FINALIZERS_CHANGED transition), so the object waits for the
- * garbage collector.
+ * later delete changes nothing, whatever its policy). A positive `gracePeriodSeconds` (the API
+ * tier's decision for pods) starts terminating instead: the object stays, with deletionTimestamp
+ * at the end of the grace period, until a later delete shortens the period or ends it with 0.
+ * Orphan and Foreground first add their finalizer (recorded as a FINALIZERS_CHANGED
+ * transition), so the object waits for the garbage collector.
  */
-export function deleteRecord(record: ResourceRecord, revision: number, cause: ChangeCause, policy?: PropagationPolicy): RecordChange {
+export function deleteRecord(record: ResourceRecord, revision: number, cause: ChangeCause, policy?: PropagationPolicy, gracePeriodSeconds?: number): RecordChange {
   const at = cause.at;
-  if (lifecycleState(record) === 'finalizing') return { type: 'finalizing', record, changed: false };
-  assert(lifecycleState(record) === 'live', 'only live and finalizing objects are stored');
+  const state = lifecycleState(record);
+  if (state === 'finalizing') return { type: 'finalizing', record, changed: false };
+  if (state === 'terminating') return deleteTerminating(record, revision, cause, gracePeriodSeconds);
+  assert(state === 'live', 'only live, terminating and finalizing objects are stored');
   const extra = policyFinalizer(policy);
   if (extra !== undefined && !finalizersOf(record.object).includes(extra)) {
     const finalizers = [...(record.object.metadata.finalizers ?? []), extra];
     const object = deepFreeze({ ...record.object, metadata: { ...record.object.metadata, finalizers } });
     record = advance({ ...record, object }, { type: 'FINALIZERS_CHANGED', finalizers: finalizersOf(object) }, revision, cause);
   }
-  const next = advance(record, { type: 'DELETE', at }, revision, cause);
+  const next = advance(record, deleteEvent(at, gracePeriodSeconds), revision, cause);
   if (lifecycleState(next) === 'removed') {
     const removed = advanceTokenOf(next, { type: 'DELETE', at }, revision, cause);
     return { type: 'removed', record: deepFreeze({ ...removed, object: deepFreeze(withResourceVersion(record.object, revision)) }) };
   }
-  assert(lifecycleState(next) === 'finalizing', 'a delete leaves an object finalizing or removed');
-  const metadata: ObjectMeta = { ...record.object.metadata, resourceVersion: String(revision), deletionTimestamp: at, deletionGracePeriodSeconds: 0 };
+  assert(lifecycleState(next) === 'finalizing' || lifecycleState(next) === 'terminating', 'a delete leaves an object terminating, finalizing or removed');
+  const metadata: ObjectMeta = { ...withDeletionMetadata(record.object, next.lifecycle), resourceVersion: String(revision) };
   if (typeof metadata.generation === 'number' && metadata.generation > 0) metadata.generation += 1; // as kube's BeforeDelete
   const object: KubeObject = isNamespace(record.object)
     ? { ...record.object, metadata, status: { ...statusOf(record.object), phase: 'Terminating' } }
     : { ...record.object, metadata };
   return { type: 'finalizing', record: deepFreeze({ ...next, object: deepFreeze(object) }), changed: true };
+}
+
+function deleteEvent(at: string, gracePeriodSeconds: number | undefined): DeletionEvent {
+  return gracePeriodSeconds === undefined ? { type: 'DELETE', at } : { type: 'DELETE', at, gracePeriodSeconds };
+}
+
+/** metadata.deletionTimestamp and deletionGracePeriodSeconds as the deletion machine's context has them. */
+function withDeletionMetadata(object: KubeObject, lifecycle: PersistedDeletion): ObjectMeta {
+  const deletionTimestamp = lifecycle.context.deletionTimestamp;
+  assert(deletionTimestamp !== null, 'an object being deleted has a deletionTimestamp');
+  return { ...object.metadata, deletionTimestamp, deletionGracePeriodSeconds: lifecycle.context.gracePeriodSeconds ?? 0 };
+}
+
+/**
+ * A delete of a terminating object (kube's BeforeDelete for an object already being deleted): a
+ * shorter grace period moves its deadline earlier, grace 0 ends it (removed, or finalizing when
+ * finalizers remain), anything else changes nothing. No generation bump: only the first delete
+ * bumps it.
+ */
+function deleteTerminating(record: ResourceRecord, revision: number, cause: ChangeCause, gracePeriodSeconds: number | undefined): RecordChange {
+  const lifecycle = advanceDeletion(record.lifecycle, deleteEvent(cause.at, gracePeriodSeconds));
+  if (lifecycle.value === 'terminating' && jsonEqual(lifecycle.context, record.lifecycle.context)) return { type: 'finalizing', record, changed: false };
+  const next = advance(record, deleteEvent(cause.at, gracePeriodSeconds), revision, cause);
+  assert(jsonEqual(next.lifecycle, lifecycle), 'the deletion machine is deterministic');
+  const object = deepFreeze({ ...record.object, metadata: { ...withDeletionMetadata(record.object, next.lifecycle), resourceVersion: String(revision) } });
+  if (lifecycleState(next) === 'removed') {
+    const removed = advanceTokenOf(next, { type: 'DELETE', at: cause.at }, revision, cause);
+    return { type: 'removed', record: deepFreeze({ ...removed, object }) };
+  }
+  return { type: 'finalizing', record: deepFreeze({ ...next, object }), changed: true };
 }
 
 /**
@@ -239,7 +273,7 @@ export function deleteRecord(record: ResourceRecord, revision: number, cause: Ch
  * behind the AllowUnsafeMalformedObjectDeletion gate; apply skips preconditions for it.
  */
 export function unsafeDeleteRecord(record: ResourceRecord, revision: number, cause: ChangeCause): RecordChange {
-  assert(lifecycleState(record) !== 'removed', 'only live and finalizing objects are stored');
+  assert(lifecycleState(record) !== 'removed', 'only live, terminating and finalizing objects are stored');
   const next = advance(record, { type: 'UNSAFE_DELETE', at: cause.at }, revision, cause);
   assert(lifecycleState(next) === 'removed', 'an unsafe delete always removes');
   const removed = advanceTokenOf(next, { type: 'DELETE', at: cause.at }, revision, cause);
@@ -302,9 +336,9 @@ function finalizersOf(object: KubeObject): string[] {
   return Array.isArray(specFinalizers) ? [...own, ...specFinalizers.filter((item): item is string => typeof item === 'string')] : own;
 }
 
-/** Finalizers in `candidate` that the stored object lacks, if the object is being deleted. */
+/** Finalizers in `candidate` that the stored object lacks, if the object is being deleted (terminating or finalizing). */
 function addedFinalizers(record: ResourceRecord, candidate: KubeObject): string[] {
-  if (lifecycleState(record) !== 'finalizing') return [];
+  if (lifecycleState(record) === 'live') return [];
   const existing = new Set(record.lifecycle.context.finalizers);
   return [...new Set(finalizersOf(candidate).filter((f) => !existing.has(f)))].sort();
 }

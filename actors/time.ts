@@ -50,3 +50,40 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
+const millisPerSecond = 1000;
+
+/**
+ * The RFC 3339 form (UTC, whole seconds, as metav1.Time serializes) of `at` plus `seconds`, for
+ * times apply derives from a command's time (a graceful deletion's deletionTimestamp). Undefined
+ * if `at` is not RFC 3339 or the sum leaves years 0000–9999.
+ */
+export function addSecondsRfc3339(at: string, seconds: number): string | undefined {
+  const millis = rfc3339ToMillis(at);
+  if (millis === undefined || !Number.isSafeInteger(seconds)) return undefined;
+  return millisToRfc3339(Math.floor(millis / millisPerSecond) * millisPerSecond + seconds * millisPerSecond);
+}
+
+/** Epoch milliseconds as RFC 3339 in UTC, whole seconds (fractions dropped); undefined outside years 0000–9999. */
+export function millisToRfc3339(millis: number): string | undefined {
+  if (!Number.isFinite(millis)) return undefined;
+  const days = Math.floor(millis / millisPerDay);
+  const secondsOfDay = Math.floor((millis - days * millisPerDay) / millisPerSecond);
+  const [year, month, day] = civilFromDays(days);
+  if (year < 0 || year > 9999) return undefined;
+  const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+  const clock = `${pad(Math.floor(secondsOfDay / 3600))}:${pad(Math.floor(secondsOfDay / 60) % 60)}:${pad(secondsOfDay % 60)}`;
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${clock}Z`;
+}
+
+/** The proleptic Gregorian date of a day count since 1970-01-01 (Hinnant's civil_from_days, inverse of daysFromCivil). */
+function civilFromDays(days: number): [number, number, number] {
+  const shifted = days + 719_468;
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  return [yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day];
+}

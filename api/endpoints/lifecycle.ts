@@ -28,6 +28,10 @@ export type { LifecycleHistoryEntry, MachineView, ObjectLifecycleView } from '..
 function lifecycleFromMetadata(object: KubeObject): Lifecycle {
   const finalizers = [...(object.metadata.finalizers ?? [])];
   const deletionTimestamp = object.metadata.deletionTimestamp ?? null;
+  const grace = object.metadata.deletionGracePeriodSeconds;
+  if (deletionTimestamp !== null && typeof grace === 'number' && grace > 0) {
+    return { state: 'terminating', context: { finalizers, deletionTimestamp, gracePeriodSeconds: grace }, transitions: [] };
+  }
   return { state: deletionTimestamp === null ? 'live' : 'finalizing', context: { finalizers, deletionTimestamp }, transitions: [] };
 }
 
@@ -48,7 +52,7 @@ export function lifecycleView(target: Target, object: KubeObject, lifecycle: Lif
         name: 'deletion',
         statechart: deletionStatechart,
         state: known.state,
-        waitingFor: deletionWaitingFor({ value: known.state, context: known.context }),
+        waitingFor: deletionWaitingFor({ value: known.state, context: known.context }, object),
         context: known.context as unknown as Readonly<Record<string, unknown>>,
         history: known.transitions.map(historyEntry),
       },

@@ -13,8 +13,18 @@ describe('statechart of a machine', () => {
       states: [
         {
           name: 'live', description: 'in use', final: false, transitions: [
+            { event: 'DELETE', guard: 'gracefulDelete', when: 'grace period > 0', target: 'terminating' },
             { event: 'DELETE', guard: 'deleteLeavesFinalizers', when: 'finalizers remain', target: 'finalizing' },
             { event: 'DELETE', target: 'removed' },
+            { event: 'UNSAFE_DELETE', target: 'removed' },
+            { event: 'FINALIZERS_CHANGED' },
+          ],
+        },
+        {
+          name: 'terminating', description: 'deletionTimestamp set for the end of the grace period; removed by a delete with grace period 0', final: false, transitions: [
+            { event: 'DELETE', guard: 'forceDeleteLeavesFinalizers', when: 'grace period 0, finalizers remain', target: 'finalizing' },
+            { event: 'DELETE', guard: 'forceDelete', when: 'grace period 0', target: 'removed' },
+            { event: 'DELETE', guard: 'shortensGracePeriod', when: 'shorter grace period' },
             { event: 'UNSAFE_DELETE', target: 'removed' },
             { event: 'FINALIZERS_CHANGED' },
           ],
@@ -70,5 +80,14 @@ describe('what a deletion state waits for', () => {
     expect(deletionWaitingFor({ value: 'live', context: { finalizers: ['x/y'], deletionTimestamp: null } }))
       .toBe('live: waiting for a delete (then finalizing until finalizers x/y are removed)');
     expect(deletionWaitingFor({ value: 'removed', context: { finalizers: [], deletionTimestamp: '2026-01-01T00:00:00Z' } })).toBe('removed: nothing (final state)');
+  });
+
+  it('names the kubelet a terminating pod waits for, and the way out', () => {
+    const terminating = { value: 'terminating' as const, context: { finalizers: [], deletionTimestamp: '2026-01-01T00:00:30Z', gracePeriodSeconds: 30 } };
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'n1' } };
+    expect(deletionWaitingFor(terminating, pod))
+      .toBe('terminating: waiting for the kubelet on node n1 to stop its containers, or a delete with grace period 0 (grace period 30s, due 2026-01-01T00:00:30Z)');
+    expect(deletionWaitingFor({ ...terminating, context: { ...terminating.context, finalizers: ['x/y'] } }))
+      .toBe('terminating: waiting for whoever runs it to finish, or a delete with grace period 0 (grace period 30s, due 2026-01-01T00:00:30Z); then finalizers x/y');
   });
 });
