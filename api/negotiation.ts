@@ -39,8 +39,8 @@ function formatFor(range: MediaRange, tableAllowed: boolean, protobufAllowed: bo
 
 /**
  * Picks the first acceptable representation in the client's order; 406 when none is served.
- * Protobuf is offered for single objects and lists of the kinds the codec knows; watch
- * streams (length-framed protobuf events) are JSON only for now.
+ * Protobuf is offered when protobufAllowed: the caller knows the body's kind has a protobuf
+ * message (objects, lists and, framed, watch events; see codecs/protobuf.ts).
  */
 export function negotiate(accept: string | undefined, tableAllowed: boolean, protobufAllowed = true): ResponseFormat {
   if (accept === undefined || accept.trim() === '') return { type: 'json' };

@@ -15,12 +15,18 @@
 // Fields of those messages that kstore does not model are left out on purpose: protobuf skips
 // unknown fields when decoding, so a peer sending them is still understood (they are dropped).
 //   kubernetes/apimachinery pkg/util/intstr/generated.proto (IntOrString: a number or a string in JSON)
+//   kubernetes/apimachinery pkg/api/resource/generated.proto (Quantity: a string in JSON)
+// Pod, Node, Endpoints and events.k8s.io/v1 Event have modules of their own (./k8s-types-*.ts);
+// this one gathers every source, the kind → message table and the JSON-mapping rules.
+import { eventsV1 } from './k8s-types-events.ts';
+import { coreV1Nodes } from './k8s-types-node.ts';
+import { coreV1PodStatus } from './k8s-types-pod-status.ts';
+import { coreV1PodSpec } from './k8s-types-pod.ts';
+import { coreV1Volumes } from './k8s-types-volumes.ts';
+import { fieldMarks } from './proto-source.ts';
+import type { ProtoSource } from './proto-source.ts';
 
-/** One proto file: its package is the real Kubernetes package, so fully-qualified names match. */
-export interface ProtoSource {
-  readonly origin: string;
-  readonly text: string;
-}
+export type { ProtoSource } from './proto-source.ts';
 
 const runtime: ProtoSource = {
   origin: 'k8s.io/apimachinery/pkg/runtime/generated.proto',
@@ -31,6 +37,10 @@ package k8s.io.apimachinery.pkg.runtime;
 message TypeMeta {
   optional string apiVersion = 1;
   optional string kind = 2;
+}
+
+message RawExtension {
+  optional bytes raw = 1;
 }
 
 message Unknown {
@@ -109,6 +119,31 @@ message ListMeta {
   optional string continue = 3;
   optional int64 remainingItemCount = 4;
   optional ShardInfo shardInfo = 5;
+}
+
+message LabelSelectorRequirement {
+  optional string key = 1; // keep
+  optional string operator = 2; // keep
+  repeated string values = 3;
+}
+
+message LabelSelector {
+  map<string, string> matchLabels = 1;
+  repeated LabelSelectorRequirement matchExpressions = 2;
+}
+
+message WatchEvent {
+  optional string type = 1; // keep
+  optional k8s.io.apimachinery.pkg.runtime.RawExtension object = 2;
+}
+
+message Condition {
+  optional string type = 1; // keep
+  optional string status = 2; // keep
+  optional int64 observedGeneration = 3;
+  optional Time lastTransitionTime = 4;
+  optional string reason = 5; // keep
+  optional string message = 6; // keep
 }
 
 message StatusCause {
@@ -379,6 +414,7 @@ message LoadBalancerStatus {
 
 message ServiceStatus {
   optional LoadBalancerStatus loadBalancer = 1;
+  repeated k8s.io.apimachinery.pkg.apis.meta.v1.Condition conditions = 2;
 }
 
 message Service {
@@ -390,6 +426,18 @@ message Service {
 message ServiceList {
   optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
   repeated Service items = 2;
+}
+`,
+};
+
+const resource: ProtoSource = {
+  origin: 'k8s.io/apimachinery/pkg/api/resource/generated.proto',
+  text: `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.api.resource;
+
+message Quantity {
+  optional string string = 1;
 }
 `,
 };
@@ -407,13 +455,18 @@ message Eviction {
 `,
 };
 
-export const protoSources: readonly ProtoSource[] = [runtime, metaV1, intstr, coreV1, coreV1Services, coordinationV1, policyV1];
+export const protoSources: readonly ProtoSource[] = [
+  runtime, metaV1, intstr, resource, coreV1, coreV1Services, coreV1PodSpec, coreV1Volumes, coreV1PodStatus, coreV1Nodes,
+  coordinationV1, policyV1, eventsV1,
+];
 
 const meta = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 const core = 'k8s.io.api.core.v1';
 const coordination = 'k8s.io.api.coordination.v1';
 
 export const unknownMessage = 'k8s.io.apimachinery.pkg.runtime.Unknown';
+export const watchEventMessage = `${meta}.WatchEvent`;
+export const quantityMessage = 'k8s.io.apimachinery.pkg.api.resource.Quantity';
 export const timeMessage = `${meta}.Time`;
 export const microTimeMessage = `${meta}.MicroTime`;
 export const fieldsV1Message = `${meta}.FieldsV1`;
@@ -422,25 +475,31 @@ export const intOrStringMessage = 'k8s.io.apimachinery.pkg.util.intstr.IntOrStri
 /** The message for each apiVersion/kind pair carried in Unknown.typeMeta. */
 export const kindMessages: ReadonlyMap<string, string> = new Map([
   ...(['Namespace', 'NamespaceList', 'ConfigMap', 'ConfigMapList', 'Secret', 'SecretList',
-    'ServiceAccount', 'ServiceAccountList', 'Event', 'EventList', 'Service', 'ServiceList'] as const)
+    'ServiceAccount', 'ServiceAccountList', 'Event', 'EventList', 'Service', 'ServiceList',
+    'Pod', 'PodList', 'Node', 'NodeList', 'Endpoints', 'EndpointsList', 'Binding'] as const)
     .map((kind): [string, string] => [`v1/${kind}`, `${core}.${kind}`]),
   ...(['Lease', 'LeaseList'] as const)
     .map((kind): [string, string] => [`coordination.k8s.io/v1/${kind}`, `${coordination}.${kind}`]),
+  ...(['Event', 'EventList'] as const)
+    .map((kind): [string, string] => [`events.k8s.io/v1/${kind}`, `k8s.io.api.events.v1.${kind}`]),
   // The body of POST pods/<name>/eviction, as kubectl drain's typed client sends it.
   ['policy/v1/Eviction', 'k8s.io.api.policy.v1.Eviction'],
   // meta/v1 kinds are registered into every group version (metav1.AddToGroupVersion), so a typed
   // client sends DeleteOptions under the resource's own group version.
-  ...['v1', 'meta.k8s.io/v1', 'coordination.k8s.io/v1'].flatMap((apiVersion) => (['Status', 'DeleteOptions'] as const)
+  ...['v1', 'meta.k8s.io/v1', 'coordination.k8s.io/v1', 'events.k8s.io/v1', 'policy/v1'].flatMap((apiVersion) => (['Status', 'DeleteOptions'] as const)
     .map((kind): [string, string] => [`${apiVersion}/${kind}`, `${meta}.${kind}`])),
 ]);
+
+const marks = fieldMarks(protoSources);
 
 /**
  * Fields whose zero value is kept when decoding, because Go holds them in a pointer (presence
  * matters) or serializes them to JSON without omitempty. Every other scalar field is dropped at
  * its zero value, the way Go's protobuf-to-struct-to-JSON path drops it (gogo-protobuf writes
- * every non-pointer field, so real clients send "" and 0 for unset fields).
+ * every non-pointer field, so real clients send "" and 0 for unset fields). The sets below are
+ * the older tables' list; newer tables mark the field in their text ("// keep").
  */
-export const keepZeroFields: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+const listedKeepZero: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   [`${meta}.ObjectMeta`, new Set(['deletionGracePeriodSeconds'])],
   [`${meta}.ListMeta`, new Set(['remainingItemCount'])],
   [`${meta}.OwnerReference`, new Set(['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion'])],
@@ -458,3 +517,11 @@ export const keepZeroFields: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   [`${core}.PortStatus`, new Set(['port', 'protocol', 'error'])],
   [`${coordination}.LeaseSpec`, new Set(['holderIdentity', 'leaseDurationSeconds', 'leaseTransitions', 'strategy', 'preferredHolder'])],
 ]);
+
+export const keepZeroFields: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ...[...marks.keep].map(([message, fields]): [string, ReadonlySet<string>] => [message, new Set([...fields, ...(listedKeepZero.get(message) ?? [])])]),
+  ...[...listedKeepZero].filter(([message]) => !marks.keep.has(message)),
+]);
+
+/** Go embedded structs (json ",inline"): the field's message fields sit in the enclosing object. */
+export const inlineFields: ReadonlyMap<string, ReadonlySet<string>> = marks.inline;

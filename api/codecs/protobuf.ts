@@ -7,15 +7,21 @@
 // there), and protobufjs builds the codecs at runtime. The JSON mapping is a reflective walk over
 // those definitions that applies Go's rules: camelCase JSON names (equal to the proto field names
 // here), metav1.Time as RFC 3339 seconds, MicroTime with 6 fractional digits, bytes as base64,
-// int64 as a number, FieldsV1 as the JSON object it carries, and zero values dropped unless Go
-// keeps them (pointer or non-omitempty fields, listed in keepZeroFields).
+// int64 as a number, FieldsV1 as the JSON object it carries, resource.Quantity as its string,
+// embedded Go structs (json ",inline", listed in inlineFields) merged into the enclosing object,
+// and zero values dropped unless Go keeps them (pointer or non-omitempty fields, keepZeroFields).
+// Watch streams are framed as kube frames them: each event a 4-byte big-endian length and a
+// metav1.WatchEvent whose object.raw is the object's own prefixed envelope.
 import protobuf from 'protobufjs';
 import type { Field, Type } from 'protobufjs';
 import {
-  fieldsV1Message, intOrStringMessage, keepZeroFields, kindMessages, microTimeMessage, protoSources, timeMessage, unknownMessage,
+  fieldsV1Message, inlineFields, intOrStringMessage, keepZeroFields, kindMessages, microTimeMessage, protoSources, quantityMessage,
+  timeMessage, unknownMessage, watchEventMessage,
 } from './k8s-types.ts';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+/** The Content-Type of a protobuf watch response, as kube-apiserver writes it. */
+export const PROTOBUF_WATCH_MEDIA_TYPE = `${PROTOBUF_MEDIA_TYPE};stream=watch`;
 
 /** The 4 bytes ("k8s" and a zero byte) in front of every protobuf-encoded object. */
 const PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
@@ -34,6 +40,7 @@ type JsonObject = Record<string, unknown>;
 
 const root = buildRoot();
 const unknownType = root.lookupType(unknownMessage);
+const watchEventType = root.lookupType(watchEventMessage);
 
 function buildRoot(): protobuf.Root {
   const built = new protobuf.Root();
@@ -110,8 +117,14 @@ function checkEnvelopeEncoding(envelope: JsonObject): void {
 /** One decoded message (protobufjs plain object, present fields only) → its JSON shape. */
 function messageToJson(type: Type, value: JsonObject): JsonObject {
   const keepZero = keepZeroFields.get(qualifiedName(type));
+  const inline = inlineFields.get(qualifiedName(type));
   const json: JsonObject = {};
   for (const field of type.fieldsArray) {
+    const embedded = inline?.has(field.name) ? messageTypeOf(field) : undefined;
+    if (embedded !== undefined) {
+      Object.assign(json, messageToJson(embedded, (value[field.name] ?? {}) as JsonObject));
+      continue;
+    }
     const converted = fieldToJson(field, value[field.name], keepZero?.has(field.name) ?? false);
     if (converted !== undefined) json[field.name] = converted;
   }
@@ -143,12 +156,19 @@ function valueToJson(field: Field, value: unknown): unknown {
   if (name === timeMessage || name === microTimeMessage) return timeToJson(value as JsonObject, name === microTimeMessage);
   if (name === fieldsV1Message) return fieldsV1ToJson(value as JsonObject);
   if (name === intOrStringMessage) return intOrStringToJson(value as JsonObject);
+  if (name === quantityMessage) return quantityToJson(value as JsonObject);
   return messageToJson(type, value as JsonObject);
 }
 
 /** intstr.IntOrString: type 0 is intVal (0 included), type 1 strVal, as its JSON marshaller writes. */
 function intOrStringToJson(value: JsonObject): number | string {
   return Number(value['type'] ?? 0) === 1 ? String(value['strVal'] ?? '') : Number(value['intVal'] ?? 0);
+}
+
+/** resource.Quantity carries its canonical string; Go's zero Quantity prints as "0". */
+function quantityToJson(value: JsonObject): string {
+  const text = value['string'];
+  return typeof text === 'string' && text !== '' ? text : '0';
 }
 
 function isZeroScalar(value: unknown): boolean {
@@ -190,9 +210,38 @@ export function encodeProtobufObject(object: Record<string, unknown>): Buffer {
   return Buffer.concat([PREFIX, envelope]);
 }
 
+/**
+ * One event of a protobuf watch stream: a 4-byte big-endian length, then a metav1.WatchEvent
+ * holding the type and, in object.raw, the object's own prefixed envelope (client-go decodes the
+ * frame with the raw serializer and the embedded object with the prefixed one).
+ */
+export function encodeProtobufWatchEvent(type: string, object: Record<string, unknown>): Buffer {
+  const event = encodeMessage(watchEventType, { type, object: { raw: encodeProtobufObject(object) } });
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(event.length, 0);
+  return Buffer.concat([length, event]);
+}
+
+/** Splits a protobuf watch stream into its events (tests and tools read streams with it). */
+export function decodeProtobufWatchEvents(stream: Buffer): { type: string; object: Record<string, unknown> }[] {
+  const events: { type: string; object: Record<string, unknown> }[] = [];
+  let offset = 0;
+  while (offset < stream.length) {
+    if (stream.length - offset < 4) throw new ProtobufDecodeError('truncated watch frame length');
+    const length = stream.readUInt32BE(offset);
+    const end = offset + 4 + length;
+    if (end > stream.length) throw new ProtobufDecodeError('truncated watch frame');
+    const event = decodeMessage(watchEventType, stream.subarray(offset + 4, end), 'WatchEvent');
+    const raw = ((event['object'] ?? {}) as JsonObject)['raw'];
+    events.push({ type: String(event['type'] ?? ''), object: decodeProtobufObject(Buffer.from(typeof raw === 'string' ? raw : '', 'base64')) });
+    offset = end;
+  }
+  return events;
+}
+
 function encodeMessage(type: Type, json: JsonObject): Uint8Array {
   try {
-    const plain = type === unknownType ? json : messageFromJson(type, json);
+    const plain = type === unknownType || type === watchEventType ? json : messageFromJson(type, json);
     return type.encode(type.fromObject(plain)).finish();
   } catch (error) {
     if (error instanceof ProtobufEncodeError) throw error;
@@ -202,8 +251,15 @@ function encodeMessage(type: Type, json: JsonObject): Uint8Array {
 
 /** JSON → a plain object protobufjs' fromObject accepts (times split, FieldsV1 serialized). */
 function messageFromJson(type: Type, json: JsonObject): JsonObject {
+  const inline = inlineFields.get(qualifiedName(type));
   const plain: JsonObject = {};
   for (const field of type.fieldsArray) {
+    const embedded = inline?.has(field.name) ? messageTypeOf(field) : undefined;
+    if (embedded !== undefined) {
+      // Go always writes an embedded struct, so the message is present even when empty.
+      plain[field.name] = messageFromJson(embedded, json);
+      continue;
+    }
     const value = json[field.name];
     if (value === undefined || value === null) continue;
     plain[field.name] = fieldFromJson(field, value);
@@ -230,7 +286,15 @@ function valueFromJson(field: Field, value: unknown): unknown {
   if (name === timeMessage || name === microTimeMessage) return timeFromJson(field, value);
   if (name === fieldsV1Message) return { Raw: Buffer.from(JSON.stringify(value), 'utf8') };
   if (name === intOrStringMessage) return typeof value === 'string' ? { type: 1, intVal: 0, strVal: value } : { type: 0, intVal: Number(value), strVal: '' };
+  if (name === quantityMessage) return quantityFromJson(field, value);
   return messageFromJson(type, expectObject(field, value));
+}
+
+/** A Quantity is a string in JSON; a bare number (kube's unmarshaller accepts one) is its text. */
+function quantityFromJson(field: Field, value: unknown): JsonObject {
+  if (typeof value === 'string') return { string: value };
+  if (typeof value === 'number' && Number.isFinite(value)) return { string: String(value) };
+  throw new ProtobufEncodeError(`${field.name}: ${JSON.stringify(value)} is not a quantity`);
 }
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;

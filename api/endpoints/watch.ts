@@ -2,11 +2,13 @@
 // (the spec's watch table: Get State and Start at Most Recent / Any, or Start at Exact),
 // sendInitialEvents with its closing BOOKMARK, label/field selector transitions (an object
 // that stops matching is DELETED for the watcher), timeoutSeconds, a 410 ERROR event when
-// the start version has left the window, and the chunked stream of one JSON event per line.
+// the start version has left the window, and the chunked stream of one JSON event per line (or,
+// for a client that accepts protobuf first, kube's length-framed protobuf WatchEvents).
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeEvent, KubeObject } from '../../actors/index.ts';
 import { collectionPrefix, keyString } from '../../actors/index.ts';
+import { encodeProtobufWatchEvent, isProtobufKind, PROTOBUF_WATCH_MEDIA_TYPE } from '../codecs/protobuf.ts';
 import { negotiate } from '../negotiation.ts';
 import type { ResponseFormat } from '../negotiation.ts';
 import { bothMatch, parseFieldSelector, parseLabelSelector } from '../selectors.ts';
@@ -91,8 +93,13 @@ function bookmarkObject(target: Target, revision: number, annotations?: Record<s
   };
 }
 
-function frame(type: WatchEventType, object: unknown): string {
+function frame(type: WatchEventType, object: unknown, format: ResponseFormat): string | Buffer {
+  if (format.type === 'protobuf') return encodeProtobufWatchEvent(type, object as Record<string, unknown>);
   return `${JSON.stringify({ type, object })}\n`;
+}
+
+function streamContentType(format: ResponseFormat): string {
+  return format.type === 'protobuf' ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json';
 }
 
 function renderObject(target: Target, object: KubeObject, format: ResponseFormat, includeObject: IncludeObject): unknown {
@@ -100,24 +107,25 @@ function renderObject(target: Target, object: KubeObject, format: ResponseFormat
   return toTable(target.kind, [object], { includeObject, listMeta: { resourceVersion: object.metadata.resourceVersion ?? '' } });
 }
 
-async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector, format: ResponseFormat, includeObject: IncludeObject): AsyncGenerator<string> {
-  for (const item of plan.initial) yield frame('ADDED', renderObject(target, item, format, includeObject));
-  if (plan.bookmarkAfterInitial) yield frame('BOOKMARK', bookmarkObject(target, plan.revision, { 'k8s.io/initial-events-end': 'true' }));
+async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector, format: ResponseFormat, includeObject: IncludeObject): AsyncGenerator<string | Buffer> {
+  for (const item of plan.initial) yield frame('ADDED', renderObject(target, item, format, includeObject), format);
+  if (plan.bookmarkAfterInitial) yield frame('BOOKMARK', bookmarkObject(target, plan.revision, { 'k8s.io/initial-events-end': 'true' }), format);
   for await (const event of plan.watcher) {
     if (event.type === 'BOOKMARK') {
-      yield frame('BOOKMARK', bookmarkObject(target, event.revision));
+      yield frame('BOOKMARK', bookmarkObject(target, event.revision), format);
       continue;
     }
     const converted = convertEvent(event, selector);
-    if (converted) yield frame(converted.type, renderObject(target, converted.object, format, includeObject));
+    if (converted) yield frame(converted.type, renderObject(target, converted.object, format, includeObject), format);
   }
   const reason = plan.watcher.closeReason;
-  if (reason instanceof WatcherExpiredError) yield frame('ERROR', gone(reason.message).status);
+  if (reason instanceof WatcherExpiredError) yield frame('ERROR', gone(reason.message).status, format);
 }
 
 export async function handleWatch(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const query = request.query as Query;
-  const format = negotiate(request.headers.accept, true, false);
+  const apiVersion = target.kind.group === '' ? target.kind.version : `${target.kind.group}/${target.kind.version}`;
+  const format = negotiate(request.headers.accept, true, isProtobufKind(apiVersion, target.kind.kind));
   const selector = watchSelector(target, query);
   const timeoutRaw = queryString(query, 'timeoutSeconds');
   if (timeoutRaw !== undefined && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds must be a non-negative integer, got ${JSON.stringify(timeoutRaw)}`);
@@ -125,15 +133,15 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
   const plan = await planWatch(target, query, selector, context);
   if (plan === 'expired') {
     const oldest = context.cache.oldestResumableRevision();
-    reply.code(200).type('application/json').header('Cache-Control', 'no-cache, private');
-    return reply.send(frame('ERROR', gone(`too old resource version: ${queryString(query, 'resourceVersion')} (${oldest})`).status));
+    reply.code(200).type(streamContentType(format)).header('Cache-Control', 'no-cache, private');
+    return reply.send(frame('ERROR', gone(`too old resource version: ${queryString(query, 'resourceVersion')} (${oldest})`).status, format));
   }
   // The response is written by hand so headers go out at once: a client (client-go's
   // Watch(), kubectl get -w) considers the watch established when it sees them, even before
   // the first event.
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  raw.writeHead(200, { 'Content-Type': streamContentType(format), 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   raw.flushHeaders();
   const timer = setTimeout(() => plan.watcher.terminate(undefined), timeoutSeconds * 1000);
   const bookmarks = queryBoolean(query, 'allowWatchBookmarks')

@@ -134,7 +134,8 @@ describe('protobufKinds', () => {
       'v1/ServiceAccount', 'v1/ServiceAccountList', 'v1/Event', 'v1/EventList', 'v1/Status', 'v1/DeleteOptions',
       'coordination.k8s.io/v1/Lease', 'coordination.k8s.io/v1/LeaseList', 'coordination.k8s.io/v1/DeleteOptions',
     ]));
-    expect(isProtobufKind('v1', 'Pod')).toBe(false);
+    expect(isProtobufKind('v1', 'PersistentVolume')).toBe(false);
+    expect(isProtobufKind('v1', 'Pod')).toBe(true);
     expect(isProtobufKind('coordination.k8s.io/v1', 'Lease')).toBe(true);
   });
 });
@@ -287,8 +288,8 @@ describe('errors', () => {
   });
 
   it('names an unknown kind', () => {
-    expect(() => decodeProtobufObject(envelope('v1', 'Pod', new Uint8Array()))).toThrow(/kind "Pod" in version "v1"/);
-    expect(() => decodeProtobufObject(envelope('v1', 'Pod', new Uint8Array()))).toThrow(ProtobufDecodeError);
+    expect(() => decodeProtobufObject(envelope('v1', 'PersistentVolume', new Uint8Array()))).toThrow(/kind "PersistentVolume" in version "v1"/);
+    expect(() => decodeProtobufObject(envelope('v1', 'PersistentVolume', new Uint8Array()))).toThrow(ProtobufDecodeError);
   });
 
   it('rejects a missing kind and an encoded payload', () => {
@@ -297,7 +298,7 @@ describe('errors', () => {
   });
 
   it('refuses to encode unsupported kinds and malformed times', () => {
-    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'Pod' })).toThrow(ProtobufEncodeError);
+    expect(() => encodeProtobufObject({ apiVersion: 'apps/v1', kind: 'Deployment' })).toThrow(ProtobufEncodeError);
     expect(() => encodeProtobufObject({ ...lease, spec: { renewTime: 'yesterday' } })).toThrow(ProtobufEncodeError);
     expect(() => encodeProtobufObject({ ...configMap, data: ['a'] })).toThrow(ProtobufEncodeError);
   });
