@@ -53,7 +53,7 @@ export function apiResourceOf(kind: ResourceKind) {
     verbs: [...kind.verbs],
     ...(kind.shortNames.length > 0 ? { shortNames: [...kind.shortNames] } : {}),
     ...(kind.categories.length > 0 ? { categories: [...kind.categories] } : {}),
-    storageVersionHash: storageVersionHash(kind),
+    storageVersionHash: storageVersionHash(kind.storage ?? kind),
   };
 }
 

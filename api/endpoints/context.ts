@@ -11,7 +11,7 @@ import type { FieldChecks, FieldValidation } from '../registry/validation.ts';
 import { duplicateFields } from '../duplicate-fields.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { StoreClient } from '../store-client.ts';
-import type { WatchCache } from '../watchcache/watch-cache.ts';
+import type { WatchCacheReader } from '../watchcache/watch-cache.ts';
 import { badRequest, invalid } from '../status.ts';
 import type { Target } from './target.ts';
 import type { Authorizer } from '../authz.ts';
@@ -19,7 +19,8 @@ import type { FeatureGates } from './corrupt.ts';
 
 export interface EndpointContext {
   readonly store: StoreClient;
-  readonly cache: WatchCache;
+  /** The watch cache, or (for a kind served over another's storage) a converting view of it. */
+  readonly cache: WatchCacheReader;
   /** Wall clock for server-set timestamps (creationTimestamp, deletionTimestamp). */
   readonly now: () => Date;
   /** A new random uid (RFC 4122 v4). */

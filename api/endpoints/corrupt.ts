@@ -43,7 +43,8 @@ export function parseFeatureGates(value: string | undefined): FeatureGates {
 
 /** kube's storage key of an object, as its corrupt-object error names it. */
 function storageKey(target: Target, name: string, namespace: string): string {
-  const resource = target.kind.group === '' ? target.kind.resource : `${target.kind.group}/${target.kind.resource}`;
+  const { group, resource: plural } = objectKey(target, name);
+  const resource = group === '' ? plural : `${group}/${plural}`;
   return namespace === '' ? `/registry/${resource}/${name}` : `/registry/${resource}/${namespace}/${name}`;
 }
 

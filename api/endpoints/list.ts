@@ -12,7 +12,7 @@ import type { EndpointContext, Query } from './context.ts';
 import { listOf, queryString, respond } from './context.ts';
 import { includeObjectOf } from './get.ts';
 import { encodeContinue, expiredVersion, listSemantic, settleRead } from './read-consistency.ts';
-import { collectionKey } from './target.ts';
+import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { readable } from './corrupt.ts';
 
@@ -32,7 +32,7 @@ function parseLimit(query: Query): number | undefined {
 }
 
 function itemKey(target: Target, item: KubeObject): string {
-  return keyString({ group: target.kind.group, resource: target.kind.resource, namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' });
+  return keyString(objectKey({ ...target, namespace: item.metadata.namespace ?? '' }, item.metadata.name ?? ''));
 }
 
 export async function readChunk(target: Target, query: Query, context: EndpointContext): Promise<Chunk> {

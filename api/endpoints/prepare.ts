@@ -46,7 +46,7 @@ export function prepareCreate(object: KubeObject, target: Target, checks: FieldC
   stampNewObject(object, context);
   const strategy = strategyFor(target.kind.group, target.kind.kind);
   strategy.prepareForCreate?.(object);
-  rejectIfInvalid(object, target, [...metadataCauses(object, target.kind.nameRule), ...(strategy.validate?.(object) ?? [])]);
+  rejectIfInvalid(object, target, [...metadataCauses(object, target.kind.nameRule), ...(strategy.validate?.(object) ?? []), ...(strategy.validateCreate?.(object) ?? [])]);
   return warnings;
 }
 

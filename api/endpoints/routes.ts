@@ -14,14 +14,17 @@ import { handleUpdate } from './update.ts';
 import { handleWatch } from './watch.ts';
 import { handleLifecycle, lifecycleSubresource } from './lifecycle.ts';
 import { resolveTarget } from './target.ts';
+import { servedContext } from './served-view.ts';
 import { handleBinding, handleEviction, handleLog, handleStream } from './pod-subresources.ts';
 import { handleSubresourcePatch } from './subresource-patch.ts';
 
 const notAllowed = 'the server does not allow this method on the requested resource';
 
-async function dispatch(request: FastifyRequest, reply: FastifyReply, context: EndpointContext): Promise<FastifyReply> {
+async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: EndpointContext): Promise<FastifyReply> {
   const path = request.url.split('?')[0]!;
   const target = resolveTarget(path);
+  // A kind served over another kind's storage (events.k8s.io events) reads and writes converted.
+  const context = servedContext(target, shared);
   const query = request.query as Query;
   // Every kind has the lifecycle subresource (the lifecycle inspector).
   if (target.subresource === lifecycleSubresource && target.name !== undefined) return handleLifecycle(request, reply, target, context);

@@ -3,7 +3,7 @@
 // /apis/<group>/<version>/..., cluster-scoped and namespaced, the all-namespaces collection).
 // An unknown group, version or resource is the bare 404 kube-apiserver gives.
 import type { CollectionKey, ObjectKey } from '../../actors/index.ts';
-import { findKind } from '../registry/kinds.ts';
+import { findKind, storedResourceOf } from '../registry/kinds.ts';
 import type { ResourceKind } from '../registry/kinds.ts';
 import { badRequest, pathNotFound } from '../status.ts';
 
@@ -57,10 +57,13 @@ function resolveInVersion(group: string, version: string, path: string[]): Targe
   return { kind, namespace: '', name: path[1], subresource: path[2] };
 }
 
+/** The stored object a target names: keys are the stored resource's (events.k8s.io events are core events). */
 export function objectKey(target: Target, name: string): ObjectKey {
-  return { group: target.kind.group, resource: target.kind.resource, namespace: target.namespace, name };
+  const { group, resource } = storedResourceOf(target.kind);
+  return { group, resource, namespace: target.namespace, name };
 }
 
 export function collectionKey(target: Target): CollectionKey {
-  return { group: target.kind.group, resource: target.kind.resource, namespace: target.namespace };
+  const { group, resource } = storedResourceOf(target.kind);
+  return { group, resource, namespace: target.namespace };
 }

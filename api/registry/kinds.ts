@@ -1,11 +1,13 @@
 // Owns: the resource registry's data: every served kind as one entry (group, version,
 // resource, kind, scope, short names, verbs, name rules, table columns, JSON schema).
 // Adding a kind is one entry here plus its schema in schemas.ts; handlers are generic.
+import type { KubeObject } from '../../actors/index.ts';
+import { coreEventFieldSelectors, coreToEventsV1, coreViewOf, eventsV1FieldSelectors, eventsV1ToCore } from './event-conversion.ts';
 import { kindSchemas } from './schemas.ts';
 import type { JsonSchema } from './schemas.ts';
 import { workloadKindSchemas } from './schemas-workloads.ts';
 import {
-  endpointsCell, formatLabels, nested as path, nodeAddress, nodeInfo, nodeRoles, nodeStatus, podIp, podReadinessGates, podSummary,
+  endpointsCell, eventSummary, formatLabels, nested as path, nodeAddress, nodeInfo, nodeRoles, nodeStatus, podIp, podReadinessGates, podSummary,
   serviceClusterIp, serviceExternalIp, servicePorts, stringOf,
 } from './printers.ts';
 
@@ -41,6 +43,23 @@ export interface Subresource {
   readonly responseKind?: { readonly group: string; readonly version: string; readonly kind: string };
 }
 
+/**
+ * The storage a kind is served over when it is not its own: kube-apiserver stores one resource
+ * `events` (as core/v1 Event) and serves it under core/v1 and events.k8s.io/v1. Both kinds name
+ * the same objects (the stored resource's keys, so the same resourceVersions and one watch
+ * stream); endpoints/served-view.ts converts every object read, proposed and watched.
+ */
+export interface StoredAs {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  /** The served form → the stored form. Returns a new object. */
+  toStored(object: KubeObject): KubeObject;
+  /** The stored form → the served form. Returns a new object; never throws. */
+  fromStored(object: KubeObject): KubeObject;
+}
+
 export interface ResourceKind {
   readonly group: string;
   readonly version: string;
@@ -62,6 +81,13 @@ export interface ResourceKind {
   readonly fieldSelectors?: Readonly<Record<string, (object: Record<string, unknown>) => string>>;
   /** JSON schema (ajv) of the whole object. */
   readonly schema: JsonSchema;
+  /** Set when the kind is a served view of another kind's storage (see StoredAs). */
+  readonly storage?: StoredAs;
+}
+
+/** The group and resource whose keys hold a kind's objects. */
+export function storedResourceOf(kind: ResourceKind): { readonly group: string; readonly resource: string } {
+  return kind.storage ?? kind;
 }
 
 export function apiVersionOf(kind: Pick<ResourceKind, 'group' | 'version'>): string {
@@ -89,21 +115,24 @@ function stringCell(value: unknown): string {
   return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
 }
 
+/** kube's event printer (printEvent) over a core/v1 Event; events.k8s.io/v1 prints through coreViewOf. */
 const coreEventColumns: readonly TableColumn[] = [
-      { name: 'Last Seen', type: 'string', description: 'The time at which the most recent occurrence of this event was recorded.', priority: 0,
-        cell: (o, since) => since(o['lastTimestamp'] ?? o['eventTime'] ?? nested(o, 'metadata', 'creationTimestamp')) },
-      { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future', priority: 0, cell: (o) => stringCell(o['type']) },
-      { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', priority: 0, cell: (o) => stringCell(o['reason']) },
-      { name: 'Object', type: 'string', description: 'The object that this event is about.', priority: 0,
-        cell: (o) => `${stringCell(nested(o, 'involvedObject', 'kind')).toLowerCase()}/${stringCell(nested(o, 'involvedObject', 'name'))}` },
-      { name: 'Subobject', type: 'string', description: 'The field of the involved object this event is about.', priority: 1, cell: (o) => stringCell(nested(o, 'involvedObject', 'fieldPath')) },
-      { name: 'Source', type: 'string', description: 'The component reporting this event.', priority: 1,
-        cell: (o) => [stringCell(nested(o, 'source', 'component')), stringCell(nested(o, 'source', 'host'))].filter((part) => part).join(', ') },
-      { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', priority: 0, cell: (o) => stringCell(o['message']) },
-      { name: 'First Seen', type: 'string', description: 'The time at which the event was first recorded.', priority: 1, cell: (o, since) => since(o['firstTimestamp'] ?? o['eventTime']) },
-      { name: 'Count', type: 'string', description: 'The number of times this event has occurred.', priority: 1, cell: (o) => stringCell(o['count'] ?? 1) },
-      { name: 'Name', type: 'string', format: 'name', description: 'Name of the event.', priority: 1, cell: (o) => stringCell(nested(o, 'metadata', 'name')) },
-    ];
+  { name: 'Last Seen', type: 'string', description: 'The time at which the most recent occurrence of this event was recorded.', priority: 0, cell: (o, since) => eventSummary(o, since).lastSeen },
+  { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future', priority: 0, cell: (o) => stringCell(o['type']) },
+  { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', priority: 0, cell: (o) => stringCell(o['reason']) },
+  { name: 'Object', type: 'string', description: 'The object that this event is about.', priority: 0, cell: (o, since) => eventSummary(o, since).object },
+  { name: 'Subobject', type: 'string', description: 'The field of the involved object this event is about.', priority: 1, cell: (o) => stringCell(nested(o, 'involvedObject', 'fieldPath')) },
+  { name: 'Source', type: 'string', description: 'The component reporting this event.', priority: 1, cell: (o, since) => eventSummary(o, since).source },
+  { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', priority: 0, cell: (o) => stringCell(o['message']).trim() },
+  { name: 'First Seen', type: 'string', description: 'The time at which the event was first recorded.', priority: 1, cell: (o, since) => eventSummary(o, since).firstSeen },
+  { name: 'Count', type: 'string', description: 'The number of times this event has occurred.', priority: 1, cell: (o, since) => eventSummary(o, since).count },
+  { name: 'Name', type: 'string', format: 'name', description: 'Name of the event.', priority: 1, cell: (o) => stringCell(nested(o, 'metadata', 'name')) },
+];
+
+/** events.k8s.io/v1 Events are core/v1 Events in storage (pkg/apis/events/v1/conversion.go). */
+const eventsV1Storage: StoredAs = {
+  group: '', version: 'v1', resource: 'events', kind: 'Event', toStored: eventsV1ToCore, fromStored: coreToEventsV1,
+};
 
 const nameColumn: TableColumn = {
   name: 'Name', type: 'string', format: 'name', priority: 0,
@@ -116,18 +145,6 @@ const ageColumn: TableColumn = {
   description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
   cell: (o, since) => since(path(o, 'metadata', 'creationTimestamp')),
 };
-
-/** An events.k8s.io/v1 Event in the core shape the event printer reads (kube prints both from the internal type). */
-function asCoreEvent(o: Record<string, unknown>): Record<string, unknown> {
-  const series = o['series'] as Record<string, unknown> | undefined;
-  return {
-    metadata: o['metadata'], involvedObject: o['regarding'] ?? {}, reason: o['reason'], message: o['note'], type: o['type'],
-    source: { component: stringOf(path(o, 'deprecatedSource', 'component')) || stringOf(o['reportingController']), host: stringOf(path(o, 'deprecatedSource', 'host')) || stringOf(o['reportingInstance']) },
-    firstTimestamp: o['deprecatedFirstTimestamp'] ?? o['eventTime'],
-    lastTimestamp: series?.['lastObservedTime'] ?? o['deprecatedLastTimestamp'] ?? o['deprecatedFirstTimestamp'] ?? o['eventTime'],
-    count: series?.['count'] ?? o['deprecatedCount'] ?? 1,
-  };
-}
 
 export const servedKinds: readonly ResourceKind[] = [
   {
@@ -176,19 +193,7 @@ export const servedKinds: readonly ResourceKind[] = [
     nameRule: 'dns1123Subdomain',
     tableLayout: 'columnsOnly',
     columns: coreEventColumns,
-    fieldSelectors: {
-      'involvedObject.kind': (o) => stringCell(nested(o, 'involvedObject', 'kind')),
-      'involvedObject.namespace': (o) => stringCell(nested(o, 'involvedObject', 'namespace')),
-      'involvedObject.name': (o) => stringCell(nested(o, 'involvedObject', 'name')),
-      'involvedObject.uid': (o) => stringCell(nested(o, 'involvedObject', 'uid')),
-      'involvedObject.apiVersion': (o) => stringCell(nested(o, 'involvedObject', 'apiVersion')),
-      'involvedObject.resourceVersion': (o) => stringCell(nested(o, 'involvedObject', 'resourceVersion')),
-      'involvedObject.fieldPath': (o) => stringCell(nested(o, 'involvedObject', 'fieldPath')),
-      reason: (o) => stringCell(o['reason']),
-      reportingComponent: (o) => stringCell(o['reportingComponent']),
-      source: (o) => stringCell(nested(o, 'source', 'component')),
-      type: (o) => stringCell(o['type']),
-    },
+    fieldSelectors: coreEventFieldSelectors,
     schema: kindSchemas.Event,
   },
   {
@@ -298,20 +303,10 @@ export const servedKinds: readonly ResourceKind[] = [
     namespaced: true, shortNames: ['ev'], categories: [], verbs: standardVerbs,
     nameRule: 'dns1123Subdomain',
     tableLayout: 'columnsOnly',
-    // kube prints both groups' events with one printer; core's columns over the mapped object.
-    columns: coreEventColumns.map((column) => ({ ...column, cell: (o, since) => column.cell(asCoreEvent(o), since) })),
-    fieldSelectors: {
-      'regarding.kind': (o) => stringOf(path(o, 'regarding', 'kind')),
-      'regarding.namespace': (o) => stringOf(path(o, 'regarding', 'namespace')),
-      'regarding.name': (o) => stringOf(path(o, 'regarding', 'name')),
-      'regarding.uid': (o) => stringOf(path(o, 'regarding', 'uid')),
-      'regarding.apiVersion': (o) => stringOf(path(o, 'regarding', 'apiVersion')),
-      'regarding.resourceVersion': (o) => stringOf(path(o, 'regarding', 'resourceVersion')),
-      'regarding.fieldPath': (o) => stringOf(path(o, 'regarding', 'fieldPath')),
-      reason: (o) => stringOf(o['reason']),
-      reportingController: (o) => stringOf(o['reportingController']),
-      type: (o) => stringOf(o['type']),
-    },
+    // kube prints both groups' events with one printer, from the internal (core) type.
+    columns: coreEventColumns.map((column) => ({ ...column, cell: (o, since) => column.cell(coreViewOf(o), since) })),
+    fieldSelectors: eventsV1FieldSelectors,
+    storage: eventsV1Storage,
     schema: workloadKindSchemas.EventsV1Event,
   },
 ];

@@ -225,3 +225,41 @@ export function endpointsCell(object: Fields): string {
   const joined = list.join(',');
   return more ? `${joined} + ${count - max} more...` : joined;
 }
+
+/** What printEvent shows of a core/v1 Event (both groups' events print from the internal core type). */
+export interface EventSummary {
+  readonly lastSeen: string;
+  readonly firstSeen: string;
+  readonly count: number;
+  readonly object: string;
+  readonly source: string;
+}
+
+function timeSet(value: unknown): boolean {
+  return typeof value === 'string' && value !== '';
+}
+
+/**
+ * printEvent: First Seen is firstTimestamp, else eventTime; Last Seen is lastTimestamp, else
+ * First Seen, or the series' lastObservedTime; Count is the series' count, else count, else 1
+ * (singleton events of the new API have none); the object is "kind/name" (lowercased kind);
+ * the source is formatEventSource (source, else the reporting controller and instance).
+ */
+export function eventSummary(event: Fields, since: (timestamp: unknown) => string): EventSummary {
+  const firstSeen = since(timeSet(event['firstTimestamp']) ? event['firstTimestamp'] : event['eventTime']);
+  const series = event['series'];
+  const hasSeries = series !== null && typeof series === 'object' && !Array.isArray(series);
+  const count = typeof event['count'] === 'number' ? event['count'] : 0;
+  const kind = stringOf(nested(event, 'involvedObject', 'kind')).toLowerCase();
+  const name = stringOf(nested(event, 'involvedObject', 'name'));
+  const component = stringOf(nested(event, 'source', 'component')) || stringOf(event['reportingComponent']);
+  const host = stringOf(nested(event, 'source', 'host')) || stringOf(event['reportingInstance']);
+  const seriesCount = nested(series, 'count');
+  return {
+    firstSeen,
+    lastSeen: hasSeries ? since(nested(series, 'lastObservedTime')) : timeSet(event['lastTimestamp']) ? since(event['lastTimestamp']) : firstSeen,
+    count: hasSeries ? (typeof seriesCount === 'number' ? seriesCount : 0) : count === 0 ? 1 : count,
+    object: name === '' ? kind : `${kind}/${name}`,
+    source: host === '' ? component : `${component}, ${host}`,
+  };
+}

@@ -9,6 +9,8 @@
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './strategy.ts';
+import { coreViewOf } from './event-conversion.ts';
+import { qualifiedNameProblems } from './validation.ts';
 
 type Fields = Record<string, JsonValue>;
 
@@ -339,19 +341,118 @@ function defaultEndpointPorts(object: KubeObject): void {
     : subset));
 }
 
-// --- events.k8s.io/v1 ---------------------------------------------------------------------
+// --- events: core/v1 and events.k8s.io/v1 (one stored kind) ---------------------------------
+// kube validates the internal (core) Event with the request's group version
+// (pkg/apis/core/validation/events.go): every write passes the legacy rules; a create or update
+// through events.k8s.io/v1 adds the strict ones. Field paths are the internal type's, whichever
+// group the request came through, as kube reports them.
 
-export const eventsV1Strategy: Strategy = {
-  validate(object) {
-    const causes: StatusCause[] = [];
-    const eventTime = object['eventTime'];
-    if (typeof eventTime !== 'string' || eventTime === '') causes.push(required('eventTime'));
-    for (const field of ['reportingController', 'reportingInstance', 'action', 'reason']) {
-      if (typeof object[field] !== 'string' || object[field] === '') causes.push(required(field));
-    }
-    const type = object['type'];
-    if (typeof type !== 'string' || (type !== 'Normal' && type !== 'Warning')) causes.push(unsupported('type', (type ?? '') as JsonValue, ['Normal', 'Warning']));
-    if (typeof object['note'] === 'string' && object['note'].length > 1024) causes.push({ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1024 bytes', field: 'note' });
+/** ReportingInstanceLengthLimit, ActionLengthLimit, ReasonLengthLimit, NoteLengthLimit. */
+const eventFieldLimits = { reportingInstance: 128, action: 128, reason: 128, message: 1024 } as const;
+
+function eventText(event: Fields, name: string): string {
+  const value = event[name];
+  return typeof value === 'string' ? value : '';
+}
+
+function eventTimeSet(value: JsonValue | undefined): boolean {
+  return typeof value === 'string' && value !== '';
+}
+
+function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, position) => sameValue(item, b[position]));
+  const left = a as Fields;
+  const right = b as Fields;
+  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
+  return [...keys].every((key) => sameValue(left[key], right[key]));
+}
+
+function tooLong(event: Fields, name: keyof typeof eventFieldLimits, field: string): StatusCause[] {
+  const limit = eventFieldLimits[name];
+  return Buffer.byteLength(eventText(event, name)) > limit ? [invalidValue(field, '', `can have at most ${limit} characters`)] : [];
+}
+
+/** legacyValidateEvent, over the core form; `namespace` is the event's own. */
+function legacyEventCauses(event: Fields, namespace: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const involvedNamespace = eventText(fields(event['involvedObject']), 'namespace');
+  const mismatch = invalidValue('involvedObject.namespace', involvedNamespace, 'does not match event.namespace');
+  if (!eventTimeSet(event['eventTime'])) {
+    // Old-style events: the namespaces agree ("default" also takes an event about a cluster-scoped object).
+    if (involvedNamespace === '' ? namespace !== '' && namespace !== 'default' : namespace !== involvedNamespace) causes.push(mismatch);
     return causes;
-  },
+  }
+  if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system') causes.push(mismatch);
+  const controller = eventText(event, 'reportingComponent');
+  if (controller === '') causes.push(required('reportingController'));
+  for (const problem of qualifiedNameProblems(controller)) causes.push(invalidValue('reportingController', controller, problem));
+  if (eventText(event, 'reportingInstance') === '') causes.push(required('reportingInstance'));
+  causes.push(...tooLong(event, 'reportingInstance', 'reportingInstance'));
+  if (eventText(event, 'action') === '') causes.push(required('action'));
+  causes.push(...tooLong(event, 'action', 'action'));
+  if (eventText(event, 'reason') === '') causes.push(required('reason'));
+  causes.push(...tooLong(event, 'reason', 'reason'));
+  causes.push(...tooLong(event, 'message', 'message'));
+  return causes;
+}
+
+/** validateV1EventSeries. */
+function eventSeriesCauses(event: Fields): StatusCause[] {
+  if (event['series'] === undefined || event['series'] === null) return [];
+  const series = fields(event['series']);
+  const count = typeof series['count'] === 'number' ? series['count'] : 0;
+  return [
+    ...(count < 2 ? [invalidValue('series.count', '', 'should be at least 2')] : []),
+    ...(eventTimeSet(series['lastObservedTime']) ? [] : [required('series.lastObservedTime')]),
+  ];
+}
+
+/** ValidateEventCreate's rules for events.k8s.io/v1 beyond the legacy ones. */
+function eventsV1CreateCauses(event: Fields): StatusCause[] {
+  const causes = eventSeriesCauses(event);
+  if (!eventTimeSet(event['eventTime'])) causes.push(required('eventTime'));
+  const type = eventText(event, 'type');
+  if (type !== 'Normal' && type !== 'Warning') causes.push(invalidValue('type', '', `has invalid value: ${type}`));
+  for (const field of ['firstTimestamp', 'lastTimestamp']) {
+    if (eventTimeSet(event[field])) causes.push(invalidValue(field, '', 'needs to be unset'));
+  }
+  if (typeof event['count'] === 'number' && event['count'] !== 0) causes.push(invalidValue('count', '', 'needs to be unset'));
+  const source = fields(event['source']);
+  if (eventText(source, 'component') !== '' || eventText(source, 'host') !== '') causes.push(invalidValue('source', '', 'needs to be unset'));
+  return causes;
+}
+
+/** [core field, the path kube reports] of what an events.k8s.io/v1 update may not change. */
+const eventsV1Immutable: readonly (readonly [string, string])[] = [
+  ['involvedObject', 'involvedObject'], ['reason', 'reason'], ['message', 'message'], ['source', 'source'],
+  ['firstTimestamp', 'firstTimestamp'], ['lastTimestamp', 'lastTimestamp'], ['count', 'count'], ['type', 'type'],
+  ['eventTime', 'eventTime'], ['action', 'action'], ['related', 'related'],
+  ['reportingComponent', 'reportingController'], ['reportingInstance', 'reportingInstance'],
+];
+
+/** ValidateEventUpdate's rules for events.k8s.io/v1 beyond the legacy ones. */
+function eventsV1UpdateCauses(event: Fields, old: Fields): StatusCause[] {
+  const causes = sameValue(event['series'], old['series']) ? [] : eventSeriesCauses(event);
+  for (const [field, path] of eventsV1Immutable) {
+    if (!sameValue(event[field], old[field])) causes.push(invalidValue(path, event[field] ?? '', 'field is immutable'));
+  }
+  return causes;
+}
+
+function namespaceOf(object: KubeObject): string {
+  return object.metadata.namespace ?? '';
+}
+
+/** A core/v1 Event: the legacy rules on every write (ValidateEventCreate/Update for core/v1). */
+export const coreEventStrategy: Strategy = {
+  validate: (object) => legacyEventCauses(object as Fields, namespaceOf(object)),
+};
+
+/** An events.k8s.io/v1 Event: validated as its core form, with the strict create and update rules. */
+export const eventsV1Strategy: Strategy = {
+  validate: (object) => legacyEventCauses(coreViewOf(object) as Fields, namespaceOf(object)),
+  validateCreate: (object) => eventsV1CreateCauses(coreViewOf(object) as Fields),
+  validateUpdate: (object, old) => eventsV1UpdateCauses(coreViewOf(object) as Fields, coreViewOf(old) as Fields),
 };

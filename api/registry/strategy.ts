@@ -6,7 +6,7 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import { invalidValue } from './validation.ts';
 import { bootstrapTokenCauses } from '../bootstrap-token-validation.ts';
-import { endpointsStrategy, eventsV1Strategy, nodeStrategy, podStrategy, serviceStrategy } from './strategy-workloads.ts';
+import { coreEventStrategy, endpointsStrategy, eventsV1Strategy, nodeStrategy, podStrategy, serviceStrategy } from './strategy-workloads.ts';
 
 export interface Strategy {
   /** Normalises a new object in place (after server metadata is set). */
@@ -14,6 +14,8 @@ export interface Strategy {
   /** Normalises an update in place, given the stored object. */
   prepareForUpdate?(object: KubeObject, old: KubeObject): void;
   validate?(object: KubeObject): StatusCause[];
+  /** Rules for a new object only (kube's ValidateEventCreate for events.k8s.io/v1), after validate. */
+  validateCreate?(object: KubeObject): StatusCause[];
   validateUpdate?(object: KubeObject, old: KubeObject): StatusCause[];
 }
 
@@ -127,6 +129,7 @@ const strategies: Readonly<Record<string, Strategy>> = {
   '/Node': nodeStrategy,
   '/Service': serviceStrategy,
   '/Endpoints': endpointsStrategy,
+  '/Event': coreEventStrategy,
   'events.k8s.io/Event': eventsV1Strategy,
 };
 

@@ -11,8 +11,14 @@ import type { ChangeEvent } from '../../actors/index.ts';
 export const watcherQueueMax = 1_000;
 
 export interface WatchFilter {
-  /** Whether the watcher is interested in this event at all (its collection). */
+  /** Whether the watcher is interested in this event at all (its collection). Sees the stored form. */
   matches(event: ChangeEvent): boolean;
+  /**
+   * The event as this watcher's client sees it: a watch on a kind served over another kind's
+   * storage (events.k8s.io/v1 over core/v1 events) converts each event it takes. Applied when
+   * the HTTP side pulls the event, so the cache's synchronous fan-out stays cheap.
+   */
+  convert?(event: ChangeEvent): ChangeEvent;
 }
 
 export class WatcherOverflowError extends Error {
@@ -93,7 +99,7 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
     while (true) {
       const next = this.#queue.shift();
       if (next) {
-        yield next;
+        yield next.type === 'BOOKMARK' || this.#filter.convert === undefined ? next : this.#filter.convert(next);
         continue;
       }
       if (this.#closed) return;

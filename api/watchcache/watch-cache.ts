@@ -17,9 +17,20 @@ import type { WatchFilter } from './cache-watcher.ts';
  */
 export const cachedEventsMax = 50_000;
 
+/**
+ * What request handlers read from the cache. A kind served over another kind's storage gets a
+ * converting view of it (endpoints/served-view.ts); the cache itself holds the stored form.
+ */
+export interface WatchCacheReader {
+  revision(): number;
+  oldestResumableRevision(): number;
+  listAt(collection: CollectionKey, revision: number): readonly KubeObject[] | 'expired';
+  watch(revision: number, filter: WatchFilter): CacheWatcher | 'expired';
+}
+
 export type EventsAfter = { readonly type: 'events'; readonly events: readonly ChangeEvent[] } | { readonly type: 'expired'; readonly oldestRevision: number };
 
-export class WatchCache {
+export class WatchCache implements WatchCacheReader {
   readonly #store: StoreClient;
   readonly #events: ChangeEvent[] = [];
   /** Every event with revision > #startRevision is in #events (until evicted). */
