@@ -2,7 +2,7 @@
 export type { KubeObject, ObjectMeta, ObjectKey, CollectionKey, JsonValue } from './object.ts';
 export { keyString, collectionPrefix } from './object.ts';
 export type { Command, CommandEnvelope, CreateCommand, UpdateCommand, DeleteCommand, NoopCommand, Preconditions } from './commands.ts';
-export { encodeCommand, decodeCommand, commandVersion, foregroundFinalizer, orphanFinalizer } from './commands.ts';
+export { encodeCommand, decodeCommand, commandVersion, foregroundFinalizer, gracePeriodSecondsMax, orphanFinalizer } from './commands.ts';
 export type { PropagationPolicy } from './commands.ts';
 export type { DecodeResult } from './command-check.ts';
 export { tryDecodeCommand } from './command-check.ts';

@@ -1,7 +1,10 @@
 // Owns: the delete and deletecollection verbs. Delete options come from the body
 // (DeleteOptions) or the query; preconditions are checked inside apply. An object without
-// finalizers is removed at once (a Success Status answers); with finalizers it starts
-// finalizing and the object, now carrying deletionTimestamp, is returned.
+// finalizers is removed at once (a Success Status answers, or for pods the deleted pod, as
+// kube's ReturnDeletedObject); with finalizers it starts finalizing and the object, now carrying
+// deletionTimestamp, is returned. Pods delete gracefully (registry/pod-deletion.ts decides the
+// grace period from the pod as read; the command carries it): a bound, running pod stays,
+// terminating, until a delete with grace period 0.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
 import { decodeBody } from '../negotiation.ts';
@@ -13,6 +16,7 @@ import { expectObject } from './results.ts';
 import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { handleUnsafeDelete, readable, unsafeDeleteOption } from './corrupt.ts';
+import { deletionGracePeriod, returnsDeletedObject } from '../registry/pod-deletion.ts';
 
 interface DeleteOptions {
   readonly preconditions?: Preconditions;
@@ -83,18 +87,23 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
   const key = objectKey(target, name);
   // A normal delete reads the object first (as kube's does): a corrupt one is a 500.
   await context.store.readIndex();
-  readable(target, context.store.get(key));
+  const current = context.store.get(key);
+  readable(target, current);
   if (isDryRun(request.query as Query, 'DeleteOptions')) {
-    const current = context.store.get(key);
     const result = current ? { type: 'stored' as const, object: current, revision: 0 } : { type: 'notFound' as const };
     return respond(request, reply, 200, expectObject(result, target, name).object);
   }
+  // Decided from the object as read; if a concurrent write changes it before apply, apply still
+  // only ever shortens a running grace period.
+  const grace = current === undefined ? undefined : deletionGracePeriod(target.kind, current, options.gracePeriodSeconds);
   const result = await context.store.propose({
     type: 'delete', key, ...causeOf(request, context),
     ...(options.preconditions ? { preconditions: options.preconditions } : {}),
     ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
+    ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
   });
   const outcome = expectObject(result, target, name);
+  if (outcome.type === 'removed' && returnsDeletedObject(target.kind)) return respond(request, reply, 200, outcome.object);
   if (outcome.type === 'removed') {
     return respond(request, reply, 200, successStatus({
       name, group: target.kind.group, kind: target.kind.resource, uid: outcome.object.metadata.uid ?? '',
@@ -121,9 +130,12 @@ async function handleDeleteCollection(request: FastifyRequest, reply: FastifyRep
       continue;
     }
     const key = objectKey({ ...target, namespace: item.metadata.namespace ?? '' }, item.metadata.name ?? '');
+    // Each item gets its own grace period, as kube's DeleteCollection deletes each with a copy of the options.
+    const grace = deletionGracePeriod(target.kind, item, options.gracePeriodSeconds);
     const result = await context.store.propose({
       type: 'delete', key, ...causeOf(request, context),
       ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
+      ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
     });
     if (result.type === 'removed' || result.type === 'finalizing') deleted.push(result.object);
   }

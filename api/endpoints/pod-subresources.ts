@@ -1,5 +1,5 @@
 // Owns: the pod subresources that are not a part of the object: `eviction` (POST a policy/v1
-// Eviction: the pod is deleted honouring the DeleteOptions it carries), `binding` (POST a
+// Eviction: the pod is deleted honouring the DeleteOptions it carries, gracefully as a DELETE), `binding` (POST a
 // Binding: the pod is assigned to a node, as a scheduler does), `log` (GET) and the
 // streaming ones (`exec`, `attach`, `portforward`: their checks and errors, see handleStream). There
 // are no kubelets behind kstore, so `log` answers what kube-apiserver answers before any kubelet
@@ -10,6 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonValue, KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
 import { decodeBody } from '../negotiation.ts';
+import { deletionGracePeriod } from '../registry/pod-deletion.ts';
 import { badRequest, conflict, internalError, invalid, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { causeOf, isDryRun, queryString, requestBody, respond } from './context.ts';
@@ -83,12 +84,15 @@ export async function handleEviction(request: FastifyRequest, reply: FastifyRepl
     }
     return respond(request, reply, 201, success);
   }
-  // Pods have no kubelet to finish a graceful deletion here, so the grace period does not
-  // delay removal (kube-apiserver also deletes an unscheduled pod at once).
+  // The pod is deleted as a DELETE with these options would delete it: gracefully when it is
+  // bound and running (it stays terminating until a delete with grace period 0, e.g. `kubectl
+  // drain --grace-period=0`, or PodGC once its node is gone), at once otherwise.
+  const gracePeriod = deletionGracePeriod(target.kind, pod, typeof grace === 'number' ? grace : undefined);
   const result = await context.store.propose({
     type: 'delete', key: objectKey(target, target.name!), ...causeOf(request, context),
     ...(isFields(preconditions) ? { preconditions: preconditions as Preconditions } : {}),
     ...(effectivePolicy ? { propagationPolicy: effectivePolicy } : {}),
+    ...(gracePeriod === undefined ? {} : { gracePeriodSeconds: gracePeriod }),
   });
   expectObject(result, target, target.name!);
   return respond(request, reply, 201, success);

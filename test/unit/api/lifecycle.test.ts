@@ -42,7 +42,7 @@ describe('the lifecycle subresource', () => {
     expect(view.machines).toHaveLength(1);
     const [machine] = view.machines;
     expect(machine).toMatchObject({ name: 'deletion', state: 'live', waitingFor: 'live: waiting for a delete', context: { finalizers: [], deletionTimestamp: null } });
-    expect(machine!.statechart.states.map((state) => state.name)).toEqual(['live', 'finalizing', 'removed']);
+    expect(machine!.statechart.states.map((state) => state.name)).toEqual(['live', 'terminating', 'finalizing', 'removed']);
     // The transition's time is the command's own clock reading: the same second as creationTimestamp or the next.
     expect(machine!.history).toEqual([{ event: 'CREATE', from: null, to: 'live', revision: created.metadata.resourceVersion, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), user: 'alice' }]);
     expect(Date.parse(machine!.history[0]!.time) - Date.parse(created.metadata.creationTimestamp)).toBeGreaterThanOrEqual(0);

@@ -168,10 +168,12 @@ describe('pods', () => {
     const start = (await harness.request('GET', pods)).json().metadata.resourceVersion;
     await create(pods, pod('on-n1', { nodeName: 'n1' }));
     await create(pods, pod('unscheduled'));
+    // A bound pod deletes gracefully (MODIFIED: deletionTimestamp set), then goes with grace period 0.
     await harness.request('DELETE', `${pods}/on-n1`);
+    await harness.request('DELETE', `${pods}/on-n1?gracePeriodSeconds=0`);
     const watch = await harness.request('GET', `${pods}?watch=1&resourceVersion=${start}&timeoutSeconds=1&fieldSelector=spec.nodeName%3Dn1`);
     const events = watch.body.trim().split('\n').map((line) => JSON.parse(line) as { type: string; object: { metadata: { name: string } } });
-    expect(events.map((event) => [event.type, event.object.metadata.name])).toEqual([['ADDED', 'on-n1'], ['DELETED', 'on-n1']]);
+    expect(events.map((event) => [event.type, event.object.metadata.name])).toEqual([['ADDED', 'on-n1'], ['MODIFIED', 'on-n1'], ['DELETED', 'on-n1']]);
   });
 
   it('evicts a pod with the Eviction\'s delete options', async () => {
