@@ -175,10 +175,15 @@ function isZeroScalar(value: unknown): boolean {
   return value === '' || value === 0 || value === false;
 }
 
-function timeToJson(value: JsonObject, micro: boolean): string | undefined {
+/**
+ * A Time present on the wire but zero is Go's zero metav1.Time, which marshals to JSON null
+ * (gogo-protobuf writes every non-pointer Time, so e.g. a condition's unset lastProbeTime
+ * arrives this way and kube-apiserver's JSON shows it as null). An absent Time stays absent.
+ */
+function timeToJson(value: JsonObject, micro: boolean): string | null {
   const seconds = Number(value['seconds'] ?? 0);
   const nanos = Number(value['nanos'] ?? 0);
-  if (seconds === 0 && nanos === 0) return undefined; // Go's zero time serializes as null
+  if (seconds === 0 && nanos === 0) return null;
   const whole = new Date(seconds * 1000).toISOString().slice(0, 19);
   if (!micro) return `${whole}Z`;
   return `${whole}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
@@ -261,6 +266,7 @@ function messageFromJson(type: Type, json: JsonObject): JsonObject {
       continue;
     }
     const value = json[field.name];
+    if (value === null && isTimeField(field)) plain[field.name] = {}; // null is Go's zero time, written as an empty Time
     if (value === undefined || value === null) continue;
     plain[field.name] = fieldFromJson(field, value);
   }
@@ -316,6 +322,12 @@ function expectObject(field: Field, value: unknown): JsonObject {
 }
 
 // ---- shared ----
+
+function isTimeField(field: Field): boolean {
+  const type = messageTypeOf(field);
+  const name = type === undefined ? '' : qualifiedName(type);
+  return !field.repeated && !field.map && (name === timeMessage || name === microTimeMessage);
+}
 
 function messageTypeOf(field: Field): Type | undefined {
   return field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;

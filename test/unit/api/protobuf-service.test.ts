@@ -14,7 +14,7 @@ describe('protobuf Service', () => {
   it('decodes what kubectl create service sends, targetPort as a number', () => {
     expect(decodeProtobufObject(kubectlCreateService)).toEqual({
       apiVersion: 'v1', kind: 'Service',
-      metadata: { name: 'web', labels: { app: 'web' } },
+      metadata: { name: 'web', labels: { app: 'web' }, creationTimestamp: null },
       spec: { ports: [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }], selector: { app: 'web' }, type: 'ClusterIP' },
       status: { loadBalancer: {} },
     });

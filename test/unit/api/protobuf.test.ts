@@ -75,7 +75,7 @@ const configMap = {
   data: { 'app.properties': 'a=b\nc=d\n', empty: '' }, binaryData: { 'blob.bin': Buffer.from([0, 1, 0xfe, 0xff]).toString('base64') },
 };
 const secret = {
-  apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' }, immutable: true, type: 'kubernetes.io/basic-auth',
+  apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default', creationTimestamp: null }, immutable: true, type: 'kubernetes.io/basic-auth',
   data: { username: Buffer.from('admin').toString('base64'), password: Buffer.from([0x00, 0xc3, 0x28, 0xff]).toString('base64') },
   stringData: { note: 'plain' },
 };
@@ -140,34 +140,36 @@ describe('protobufKinds', () => {
   });
 });
 
+// gogo-protobuf writes every non-pointer field, so creationTimestamp arrives as an empty Time:
+// Go's zero time, which kube's JSON shows as null.
 describe('bodies sent by a real kubectl (v1.32, captured verbatim)', () => {
   it('kubectl create namespace t', () => {
     expect(decodeProtobufObject(capturedBody('kubectl create namespace t')))
-      .toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 't' }, spec: {}, status: {} });
+      .toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 't', creationTimestamp: null }, spec: {}, status: {} });
   });
 
   it('kubectl create configmap --from-literal', () => {
     expect(decodeProtobufObject(capturedBody('kubectl create configmap c ')))
-      .toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: { a: 'b' } });
+      .toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default', creationTimestamp: null }, data: { a: 'b' } });
   });
 
   it('kubectl create configmap --from-file with a binary file fills binaryData', () => {
     expect(decodeProtobufObject(capturedBody('kubectl create configmap bin '))).toEqual({
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bin', namespace: 'default' },
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bin', namespace: 'default', creationTimestamp: null },
       data: { 'text.txt': 'hello' }, binaryData: { 'blob.bin': Buffer.from([0, 1, 0xfe, 0xff, 0x62, 0x69, 0x6e]).toString('base64') },
     });
   });
 
   it('kubectl create secret generic: data as base64, empty type omitted', () => {
     expect(decodeProtobufObject(capturedBody('kubectl create secret generic'))).toEqual({
-      apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' },
+      apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default', creationTimestamp: null },
       data: { password: Buffer.from('hunter2').toString('base64') },
     });
   });
 
   it('kubectl create serviceaccount', () => {
     expect(decodeProtobufObject(capturedBody('kubectl create serviceaccount')))
-      .toEqual({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'default' } });
+      .toEqual({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'default', creationTimestamp: null } });
   });
 
   it('every captured request used the protobuf media type', () => {
@@ -240,12 +242,13 @@ describe('JSON shape rules', () => {
 
 describe('wire bytes', () => {
   it('encodes the envelope like kube-apiserver: prefix, typeMeta, raw, empty contentEncoding and contentType', () => {
-    const bytes = encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: { a: 'b' } });
+    const bytes = encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default', creationTimestamp: null }, data: { a: 'b' } });
     expect(bytes.toString('hex')).toBe([
       '6b387300', // "k8s\0"
       '0a0f', '0a027631', '1209436f6e6669674d6170', // typeMeta(1){apiVersion(1) "v1", kind(2) "ConfigMap"}
-      '1216', // raw(2), 22 bytes: ConfigMap
-      '0a0c', '0a0163', '1a0764656661756c74', // metadata(1){name(1) "c", namespace(3) "default"}
+      '1218', // raw(2), 24 bytes: ConfigMap
+      '0a0e', '0a0163', '1a0764656661756c74', // metadata(1){name(1) "c", namespace(3) "default",
+      '4200', //   creationTimestamp(8) null: Go's zero Time, an empty message as gogo writes it}
       '1206', '0a0161', '120162', // data(2) entry {key(1) "a", value(2) "b"}
       '1a00', '2200', // contentEncoding(3) "", contentType(4) ""
     ].join(''));
