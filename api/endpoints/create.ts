@@ -1,5 +1,6 @@
 // Owns: the create verb (POST to a collection) and the create half of a PUT to an absent
-// object: decode → validate → server-set fields → generateName → propose, retrying a
+// object: decode → validate → server-set fields → generateName → admission that reads the
+// store (ServiceAccount, for pods) → propose, retrying a
 // generated name that collides (kube-apiserver's maxNameGenerationCreateAttempts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
@@ -7,6 +8,7 @@ import { alreadyExists, badRequest, methodNotAllowed } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { fieldChecks, causeOf, isDryRun, readObject, respond, sendWarnings } from './context.ts';
 import type { FieldChecks } from '../registry/validation.ts';
+import { admitPodServiceAccount } from '../admission/service-account.ts';
 import { prepareCreate } from './prepare.ts';
 import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
@@ -43,6 +45,7 @@ export async function createObject(object: KubeObject, target: Target, query: Qu
     const candidate = structuredClone(object);
     if (generated) candidate.metadata.name = `${generateName}${context.randomSuffix()}`;
     const warnings = prepareCreate(candidate, target, checks, context);
+    if (target.kind.group === '' && target.kind.resource === 'pods') await admitPodServiceAccount(candidate, context.store, context.randomSuffix);
     const name = candidate.metadata.name ?? '';
     if (dryRun) return { object: candidate, warnings };
     const result = await context.store.propose({ type: 'create', key: objectKey(target, name), object: candidate, ...cause });

@@ -1,6 +1,8 @@
 // A test harness for the API tier: the real buildServer over a real ClusterState, with a
 // backend that applies each proposal at the next index at once (no Raft, no disk), and a test
 // authenticator that reads the identity from an `x-test-user` header ("name;group,group").
+// Each namespace it creates gets its `default` ServiceAccount, as the serviceaccount controller
+// would add it.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ClusterState, commandVersion, encodeCommand } from '../../../actors/index.ts';
 import type { ChangeEvent, Command, CommandResult } from '../../../actors/index.ts';
@@ -75,6 +77,9 @@ export async function startHarness(namespaces: readonly string[] = ['default', '
   for (const name of namespaces) {
     const response = await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     if (response.statusCode !== 201) throw new Error(`namespace ${name}: ${response.body}`);
+    // What the serviceaccount controller would create: pods need it (ServiceAccount admission).
+    const account = await request('POST', `/api/v1/namespaces/${name}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+    if (account.statusCode !== 201) throw new Error(`serviceaccount ${name}/default: ${account.body}`);
   }
   return { app, backend, cache, request, close: () => app.close() };
 }

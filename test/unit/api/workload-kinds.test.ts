@@ -148,6 +148,7 @@ describe('pods', () => {
 
   it('selects by the pod fields kube-apiserver supports and refuses others (400)', async () => {
     await create(pods, pod('a', { nodeName: 'n1', restartPolicy: 'Never', hostNetwork: true }));
+    await create('/api/v1/namespaces/t/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } });
     await create(pods, pod('b', { serviceAccountName: 'builder', schedulerName: 'other' }));
     const select = async (selector: string) => (await harness.request('GET', `${pods}?fieldSelector=${encodeURIComponent(selector)}`)).json();
     expect(names(await select('spec.nodeName=n1'))).toEqual(['a']);
