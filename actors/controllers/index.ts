@@ -2,6 +2,8 @@
 export type { Controller, ControllerContext } from './controller.ts';
 export { NamespaceLifecycleController, namespaceFinalizer } from './namespace-lifecycle.ts';
 export { GarbageCollector } from './garbage-collector.ts';
+export { PodGarbageCollector, podGcIdentity, podGcQuarantineMsDefault } from './pod-gc.ts';
+export type { PodGcOptions } from './pod-gc.ts';
 export { NamespaceObjectController, rootCaConfigMapName, rootCaDescription, rootCaPublisher, serviceAccountController } from './namespace-objects.ts';
 export { TokenCleaner, TokenExpirer, realTimers, tokenCleanerIdentity } from './token-cleaner.ts';
 export type { ControllerTimers } from './token-cleaner.ts';

@@ -2,22 +2,24 @@
 // a list of `*` (every controller on by default), `<name>` (enable) and `-<name>` (disable); the
 // first entry naming a controller decides, otherwise `*` enables it unless it is off by default
 // (tokencleaner and bootstrapsigner, as in kube-controller-manager). Names are kube's, with
-// their short aliases (namespace, garbagecollector, serviceaccount, root-ca-cert-publisher,
+// their short aliases (namespace, garbagecollector, podgc, serviceaccount, root-ca-cert-publisher,
 // tokencleaner, bootstrapsigner). The token expirer is not in the list: it is the token
 // lifecycle's clock and always runs.
 import { BootstrapSigner } from './bootstrap-signer.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { NamespaceLifecycleController } from './namespace-lifecycle.ts';
+import { PodGarbageCollector } from './pod-gc.ts';
 import { rootCaPublisher, serviceAccountController } from './namespace-objects.ts';
 import { realTimers, TokenCleaner, TokenExpirer } from './token-cleaner.ts';
 import type { ControllerTimers } from './token-cleaner.ts';
 
-type Factory = (context: ControllerContext) => Controller;
+type Factory = (context: ControllerContext, timers: ControllerTimers) => Controller;
 
 const factories = {
   'namespace-controller': (context) => new NamespaceLifecycleController(context),
   'garbage-collector-controller': (context) => new GarbageCollector(context),
+  'pod-garbage-collector-controller': (context, timers) => new PodGarbageCollector(context, { timers }),
   'serviceaccount-controller': (context) => serviceAccountController(context),
   'root-ca-certificate-publisher-controller': (context) => rootCaPublisher(context, context.rootCertificate ?? ''),
   'token-cleaner-controller': (context) => new TokenCleaner(context),
@@ -35,6 +37,7 @@ export const controllersDisabledByDefault: ReadonlySet<ControllerName> = new Set
 const aliases: Readonly<Record<string, ControllerName>> = {
   namespace: 'namespace-controller',
   garbagecollector: 'garbage-collector-controller',
+  podgc: 'pod-garbage-collector-controller',
   serviceaccount: 'serviceaccount-controller',
   'root-ca-cert-publisher': 'root-ca-certificate-publisher-controller',
   tokencleaner: 'token-cleaner-controller',
@@ -80,5 +83,5 @@ export function enabledControllers(entries: readonly string[] = ['*']): Controll
 export function createControllers(context: ControllerContext, entries: readonly string[] = ['*'], timers: ControllerTimers = realTimers): Controller[] {
   // Without a CA there is nothing to publish (kube-controller-manager then uses its own serving CA; we have none).
   const enabled = enabledControllers(entries).filter((name) => name !== 'root-ca-certificate-publisher-controller' || context.rootCertificate !== undefined);
-  return [new TokenExpirer(context, timers), ...enabled.map((name) => factories[name](context))];
+  return [new TokenExpirer(context, timers), ...enabled.map((name) => factories[name](context, timers))];
 }

@@ -18,6 +18,9 @@ export class Serial {
       return;
     }
     this.#running = (async () => {
+      // Start on the next microtask, once #running is set: a pass whose first proposal applies
+      // synchronously (and so pokes from inside it) must get "again", not a second pass alongside.
+      await Promise.resolve();
       do {
         this.#again = false;
         try {
