@@ -3,6 +3,11 @@
 // spec finalizer present) it deletes every object in it, waits until they are all gone (some
 // may have finalizers of their own), then removes the "kubernetes" finalizer, at which point
 // apply removes the namespace. Leader-only; acts only by proposing commands.
+// Pods: kube's controller deletes them gracefully and waits for their kubelets to stop them.
+// kstore runs no kubelets, so that wait would never end for a pod bound to a node; this
+// controller deletes pods with grace period 0 instead (also pods already terminating), as if
+// every kubelet stopped its containers at once. A deliberate divergence: a namespace deletion
+// always finishes here, while pods deleted one by one keep kube's graceful deletion.
 import type { ChangeEvent } from '../events.ts';
 import type { KubeObject, ObjectKey } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
@@ -26,6 +31,15 @@ function specFinalizers(namespace: KubeObject): string[] {
 
 function isTerminating(namespace: KubeObject | undefined): namespace is KubeObject {
   return namespace !== undefined && namespace.metadata.deletionTimestamp !== undefined && specFinalizers(namespace).includes(namespaceFinalizer);
+}
+
+function isPod(key: ObjectKey): boolean {
+  return key.group === '' && key.resource === 'pods';
+}
+
+/** A pod in its grace period (deleted gracefully, waiting for a kubelet to stop it). */
+function isTerminatingPod(key: ObjectKey, object: KubeObject): boolean {
+  return isPod(key) && object.metadata.deletionTimestamp !== undefined && (object.metadata.deletionGracePeriodSeconds ?? 0) > 0;
 }
 
 export class NamespaceLifecycleController implements Controller {
@@ -89,7 +103,9 @@ export class NamespaceLifecycleController implements Controller {
     const content = this.#context.state.objectsInNamespace(name);
     for (const { key, object } of content) {
       if (this.#stopped) return;
-      if (object.metadata.deletionTimestamp === undefined) await this.#context.propose({ type: 'delete', key, at: this.#context.now(), by: namespaceControllerIdentity });
+      if (object.metadata.deletionTimestamp === undefined || isTerminatingPod(key, object)) {
+        await this.#context.propose({ type: 'delete', key, at: this.#context.now(), by: namespaceControllerIdentity, ...(isPod(key) ? { gracePeriodSeconds: 0 } : {}) });
+      }
     }
     if (this.#context.state.objectsInNamespace(name).length > 0) return; // finalizers pending: the next change brings us back
     const current = this.#context.state.get(namespaceKey(name));

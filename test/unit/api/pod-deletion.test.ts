@@ -4,7 +4,10 @@
 // answers with the deleted pod (pods' ReturnDeletedObject); unbound and finished pods go at once;
 // eviction and deletecollection follow the same rules; other kinds are unchanged.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NamespaceLifecycleController } from '../../../actors/controllers/index.ts';
+import { formatTime } from '../../../api/index.ts';
 import { deletionGracePeriod } from '../../../api/registry/pod-deletion.ts';
+import { waitFor } from '../../support/wait-for.ts';
 import { startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
@@ -123,6 +126,25 @@ describe('graceful deletion of pods', () => {
     await harness.request('POST', '/api/v1/namespaces/t/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
     const deleted = await harness.request('DELETE', '/api/v1/namespaces/t/configmaps/c?gracePeriodSeconds=30');
     expect(deleted.json()).toMatchObject({ kind: 'Status', status: 'Success' });
+  });
+});
+
+describe('namespace deletion and pods', () => {
+  it('removes bound pods, also terminating ones, with grace period 0 (no kubelet would ever stop them), then the namespace', async () => {
+    const controller = new NamespaceLifecycleController({
+      state: harness.backend.state, propose: (command) => harness.backend.propose(command), now: () => formatTime(new Date()), log: () => undefined,
+    });
+    controller.start();
+    try {
+      await create(pod('running', { nodeName: 'n1' }));
+      await create(pod('stopping', { nodeName: 'n1' }));
+      expect((await harness.request('DELETE', `${pods}/stopping`)).json().metadata.deletionGracePeriodSeconds).toBe(30);
+      expect((await harness.request('DELETE', '/api/v1/namespaces/t')).statusCode).toBe(200);
+      await waitFor(async () => (await harness.request('GET', '/api/v1/namespaces/t')).statusCode === 404, { timeoutMs: 10_000, description: 'namespace t removed' });
+      expect((await harness.request('GET', `${pods}/running`)).statusCode).toBe(404);
+    } finally {
+      await controller.stop();
+    }
   });
 });
 
