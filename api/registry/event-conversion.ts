@@ -32,11 +32,14 @@ const eventsToCore: readonly (readonly [string, string])[] = [
   ['deprecatedLastTimestamp', 'lastTimestamp'], ['deprecatedCount', 'count'],
 ];
 
-/** [core/v1 name, events.k8s.io/v1 name], in the core/v1 type's field order. */
-const coreToEvents: readonly (readonly [string, string])[] = [
+/** [events.k8s.io/v1 name, core/v1 name], in the core/v1 type's field order. */
+const eventsToCoreInCoreOrder: readonly (readonly [string, string])[] = [
   'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type',
   'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance',
-].map((core) => [core, eventsToCore.find(([, name]) => name === core)![0]] as const);
+].map((core) => [eventsToCore.find(([, name]) => name === core)![0], core] as const);
+
+/** [core/v1 name, events.k8s.io/v1 name], in the events.k8s.io/v1 type's field order. */
+const coreToEvents: readonly (readonly [string, string])[] = eventsToCore.map(([events, core]) => [core, events] as const);
 
 /** The object reference each form always carries (a struct, not omitempty, in both Go types). */
 const subjectField = new Set(['involvedObject', 'regarding']);
@@ -69,7 +72,7 @@ const shared = <T>(value: T): T => value;
 
 /** events.k8s.io/v1 Event → the stored core/v1 Event (Convert_v1_Event_To_core_Event). A copy. */
 export function eventsV1ToCore(object: KubeObject): KubeObject {
-  return renamed(object, 'v1', eventsToCore, deepCopy);
+  return renamed(object, 'v1', eventsToCoreInCoreOrder, deepCopy);
 }
 
 /** The stored core/v1 Event → events.k8s.io/v1 Event (Convert_core_Event_To_v1_Event). A copy. */
@@ -79,7 +82,7 @@ export function coreToEventsV1(object: KubeObject): KubeObject {
 
 /** An events.k8s.io/v1 Event read in core/v1 names without copying (printers, selectors). */
 export function coreViewOf(object: Record<string, unknown>): Record<string, unknown> {
-  return renamed(object as unknown as KubeObject, 'v1', eventsToCore, shared) as unknown as Record<string, unknown>;
+  return renamed(object as unknown as KubeObject, 'v1', eventsToCoreInCoreOrder, shared) as unknown as Record<string, unknown>;
 }
 
 /**
