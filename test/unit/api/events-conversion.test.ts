@@ -134,7 +134,7 @@ describe('one stored collection under both groups', () => {
     expect(put.json()).toMatchObject({ apiVersion: 'events.k8s.io/v1', metadata: { labels: { seen: 'yes' } }, deprecatedCount: 3 });
     expect((await get(`${core}/pulled`)).metadata.labels).toEqual({ seen: 'yes' });
     // ...but what an event says is immutable through events.k8s.io (ValidateEventUpdate).
-    const immutable = await harness.request('PUT', `${eventsV1}/pulled`, { ...put.json(), note: 'rewritten' });
+    const immutable = await harness.request('PUT', `${eventsV1}/pulled`, { ...(put.json() as object), note: 'rewritten' });
     expect(immutable.statusCode).toBe(422);
     expect(immutable.json().details).toMatchObject({ group: 'events.k8s.io', kind: 'Event', causes: [{ field: 'message', reason: 'FieldValueInvalid', message: 'Invalid value: "rewritten": field is immutable' }] });
     // core/v1 keeps the legacy rules only: the old recorder bumps count and lastTimestamp.
@@ -152,7 +152,7 @@ describe('one stored collection under both groups', () => {
     const corePut = await harness.request('PUT', `${core}/sched`, { ...asCore, message: 'edited through core' });
     expect(corePut.statusCode, corePut.body).toBe(200);
     expect((await get(`${eventsV1}/sched`)).note).toBe('edited through core');
-    const dropped = await harness.request('PUT', `${core}/sched`, { ...corePut.json(), reportingComponent: '' });
+    const dropped = await harness.request('PUT', `${core}/sched`, { ...(corePut.json() as object), reportingComponent: '' });
     expect(dropped.statusCode).toBe(422);
     expect(dropped.json().details.causes).toEqual([expect.objectContaining({ field: 'reportingController', reason: 'FieldValueRequired' }), expect.objectContaining({ field: 'reportingController', reason: 'FieldValueInvalid' })]);
 
