@@ -1,7 +1,8 @@
 // End-to-end: pods, services, nodes and endpoints through the real kubectl against one kstore
 // server: `kubectl run`, `create service`, `get` (tables as kube-apiserver prints them),
 // `get all`, field selectors, `logs` (no kubelets), `drain` (cordon, evictions through the pod
-// eviction subresource with kubectl's protobuf client, waiting for the pods to go).
+// eviction subresource with kubectl's protobuf client, waiting for the pods to go: gracefully
+// evicted pods stay Terminating with no kubelet, `--grace-period=0` removes them).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -118,14 +119,22 @@ describe('kubectl with pods, services, nodes and endpoints', () => {
     expect(byHeaders('NAME ENDPOINTS AGE')?.rows.find((row) => row['NAME'] === 'endpoints/web')).toMatchObject({ ENDPOINTS: '10.1.0.5:8080' });
   });
 
-  it('kubectl drain cordons the node and evicts its pods', async () => {
+  it('kubectl drain cordons the node and evicts its pods: gracefully they stay Terminating (no kubelet), --grace-period=0 removes them', async () => {
     await ensure({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } });
     await ensure({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'placed', namespace: ns }, spec: { nodeName: 'n2', containers: [{ name: 'c', image: 'busybox' }] } });
     await ensure({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'elsewhere', namespace: ns }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] } });
-    const drained = await kubectl.run(['drain', 'n2', '--force', '--timeout=60s']);
+    // The eviction deletes the pod gracefully: it waits for a kubelet that kstore does not run, so drain times out.
+    const graceful = await kubectl.run(['drain', 'n2', '--force', '--timeout=5s']);
+    const gracefulOutput = `${graceful.stdout}${graceful.stderr}`;
+    expect(graceful.code, diagnostics(['drain', 'n2', '--timeout=5s'], graceful)).not.toBe(0);
+    expect(gracefulOutput).toContain('node/n2 cordoned');
+    expect(gracefulOutput).toContain(`evicting pod ${ns}/placed`);
+    expect(gracefulOutput).toContain('error when waiting for pod "placed" in namespace "work" to terminate');
+    expect(parseTable(await ok(['get', 'pod', 'placed', '-n', ns])).rows[0]?.['STATUS']).toBe('Terminating');
+    // What a user does when the kubelet is gone: evict with grace period 0.
+    const drained = await kubectl.run(['drain', 'n2', '--force', '--grace-period=0', '--timeout=60s']);
     const output = `${drained.stdout}${drained.stderr}`;
-    expect(drained.code, diagnostics(['drain', 'n2'], drained)).toBe(0);
-    expect(output).toContain('node/n2 cordoned');
+    expect(drained.code, diagnostics(['drain', 'n2', '--grace-period=0'], drained)).toBe(0);
     expect(output).toContain(`evicting pod ${ns}/placed`);
     expect(output).toContain('node/n2 drained');
     expect((await kubectl.run(['get', 'pod', 'placed', '-n', ns])).code).not.toBe(0);
