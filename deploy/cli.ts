@@ -9,6 +9,7 @@ import { runInspect } from './roles/inspect.ts';
 import { parseApiFlags, runApi } from './roles/api.ts';
 import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
+import { checkAdvertiseAddress } from './advertise-address.ts';
 import { parseControllersFlag } from '../actors/controllers/index.ts';
 import { parseFeatureGates } from '../api/index.ts';
 import type { FeatureGates } from '../api/index.ts';
@@ -28,6 +29,10 @@ Commands:
 Flags for server:
   --port <n>              HTTPS port to serve on (default 6443)
   --bind-address <ip>     address to listen on (default 127.0.0.1)
+  --advertise-address <ip>
+                          the address the kubernetes Endpoints in default name (default: the bind
+                          address; with 0.0.0.0 the host's first non-loopback address; none when
+                          bound to loopback only)
   --data-dir <dir>        where the Raft log, certificates and admin.kubeconfig live (default .kstore)
   --tls-san <name|ip>     extra subject alternative name for the serving certificate (repeatable)
   --enable-bootstrap-token-auth
@@ -68,6 +73,8 @@ Flags for api:
   --nats <url[,url...]>   NATS server URLs (required; any server of the NATS cluster will do)
   --port <n>              HTTPS port (default 6443)
   --bind-address <ip>     address to listen on (default 127.0.0.1)
+  --advertise-address <ip>
+                          the address the kubernetes Endpoints name for this replica, as for server
   --cluster <name>        cluster name in NATS subjects (default kstore)
   --group <name>          Raft group name in NATS subjects (default main)
   --tls-cert-file <f>     serving certificate, PEM (required)
@@ -86,6 +93,8 @@ Flags for api:
 export interface ServerFlags {
   readonly port: number;
   readonly bindAddress: string;
+  /** --advertise-address, or undefined for the default (deploy/advertise-address.ts). */
+  readonly advertiseAddress?: string;
   readonly dataDir: string;
   readonly tlsSans: readonly string[];
   /** --enable-bootstrap-token-auth */
@@ -104,6 +113,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
     options: {
       port: { type: 'string', default: '6443' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
+      'advertise-address': { type: 'string' },
       'data-dir': { type: 'string', default: '.kstore' },
       'tls-san': { type: 'string', multiple: true, default: [] },
       'enable-bootstrap-token-auth': { type: 'boolean', default: false },
@@ -120,6 +130,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got ${values.port}`);
   return {
     port, bindAddress: values['bind-address'], dataDir: values['data-dir'], tlsSans: values['tls-san'],
+    ...(values['advertise-address'] === undefined ? {} : { advertiseAddress: checkAdvertiseAddress(values['advertise-address']) }),
     enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'], controllers: parseControllersFlag(values.controllers),
     featureGates: parseFeatureGates(values['feature-gates']),
     bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']),

@@ -2,9 +2,11 @@
 // replica publishes its name, URL, revision and readiness on
 // `kstore.api.<cluster>.<group>.replicas` and collects the others' announcements; a replica not
 // heard from for three periods drops out. Best effort and read-only: nothing depends on it for
-// correctness.
+// correctness. A replica that advertises an address (--advertise-address) announces it with its
+// port; the ready ones' are what the `kubernetes` Endpoints name (deploy/kubernetes-service.ts).
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ApiReplicaView } from '../api/index.ts';
+import type { ApiServerEndpoint } from './kubernetes-service.ts';
 
 export interface ReplicaSelf {
   readonly name: string;
@@ -12,6 +14,8 @@ export interface ReplicaSelf {
   url(): string;
   revision(): number;
   ready(): boolean;
+  /** The advertised address and secure port, if this replica advertises one. */
+  endpoint?(): ApiServerEndpoint | undefined;
 }
 
 interface Announcement {
@@ -19,6 +23,7 @@ interface Announcement {
   readonly url: string;
   readonly revision: number;
   readonly ready: boolean;
+  readonly endpoint?: ApiServerEndpoint;
 }
 
 export function replicasSubject(cluster: string, group: string): string {
@@ -55,7 +60,8 @@ export class ReplicaAnnouncer {
     });
     const announce = (): void => {
       if (this.#connection.isClosed()) return;
-      const announcement: Announcement = { name: this.#self.name, url: this.#self.url(), revision: this.#self.revision(), ready: this.#self.ready() };
+      const endpoint = this.#self.endpoint?.();
+      const announcement: Announcement = { name: this.#self.name, url: this.#self.url(), revision: this.#self.revision(), ready: this.#self.ready(), ...(endpoint === undefined ? {} : { endpoint }) };
       this.#connection.publish(this.#subject, new TextEncoder().encode(JSON.stringify(announcement)));
     };
     announce();
@@ -77,9 +83,24 @@ export class ReplicaAnnouncer {
         this.#heard.delete(name);
         continue;
       }
-      others.push({ ...heard.announcement, self: false });
+      const { name: heardName, url, revision, ready } = heard.announcement;
+      others.push({ name: heardName, url, revision, ready, self: false });
     }
     const self: ApiReplicaView = { name: this.#self.name, url: this.#self.url(), revision: this.#self.revision(), ready: this.#self.ready(), self: true };
     return [self, ...others].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The advertised endpoints of this replica and every other ready one heard from lately. */
+  apiServerEndpoints(): ApiServerEndpoint[] {
+    const now = Date.now();
+    const endpoints: ApiServerEndpoint[] = [];
+    const own = this.#self.endpoint?.();
+    if (own !== undefined && this.#self.ready()) endpoints.push(own);
+    for (const heard of this.#heard.values()) {
+      const { endpoint, ready } = heard.announcement;
+      if (now - heard.at > 3 * this.#intervalMs || !ready || endpoint === undefined) continue;
+      if (typeof endpoint.ip === 'string' && Number.isInteger(endpoint.port)) endpoints.push({ ip: endpoint.ip, port: endpoint.port });
+    }
+    return endpoints;
   }
 }

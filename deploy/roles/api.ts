@@ -16,6 +16,7 @@ import { ReplicaAnnouncer } from '../replica-announcer.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
 import { keepKubernetesService } from '../kubernetes-service.ts';
+import { advertiseAddress, checkAdvertiseAddress } from '../advertise-address.ts';
 import { StoreClient as NatsStoreClient } from '../store-client.ts';
 import { untilStopSignal } from './stop-signal.ts';
 
@@ -23,6 +24,8 @@ export interface ApiFlags {
   readonly natsServers: readonly string[];
   readonly port: number;
   readonly bindAddress: string;
+  /** --advertise-address, or undefined for the default (deploy/advertise-address.ts). */
+  readonly advertiseAddress?: string;
   readonly cluster: string;
   readonly group: string;
   readonly tlsCertFile: string;
@@ -44,7 +47,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
   const { values } = parseArgs({
     args: [...argv], strict: true, allowPositionals: false,
     options: {
-      nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' },
+      nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' }, 'advertise-address': { type: 'string' },
       cluster: { type: 'string', default: 'kstore' }, group: { type: 'string', default: 'main' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'client-ca-file': { type: 'string' },
       'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, 'feature-gates': { type: 'string' }, 'watch-bookmark-interval': { type: 'string' }, help: { type: 'boolean', short: 'h' },
@@ -67,6 +70,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
   }
   return {
     natsServers, port, bindAddress: values['bind-address'], cluster: values.cluster, group: values.group,
+    ...(values['advertise-address'] === undefined ? {} : { advertiseAddress: checkAdvertiseAddress(values['advertise-address']) }),
     tlsCertFile: cert, tlsPrivateKeyFile: key, clientCaFile: ca, ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
     ...(values.name === undefined || values.name === '' ? {} : { name: values.name }), enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
     featureGates: parseFeatureGates(values['feature-gates']),
@@ -109,6 +113,8 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   raftStatus.start();
   let url = '';
   let port = '';
+  const advertised = advertiseAddress(flags.advertiseAddress, flags.bindAddress);
+  if (advertised === undefined) log('kubernetes Endpoints: this replica serves on loopback only, so it advertises no address (set --advertise-address)');
   const announcer = new ReplicaAnnouncer({
     connection, cluster: flags.cluster, group: flags.group,
     self: {
@@ -118,6 +124,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
       // Synced, and a leader known (this replica's client learns it from its first call; the
       // status poller from the members at once).
       ready: () => replica.synced() && (natsClient.leaderId !== undefined || raftStatus.members().some((member) => member.role === 'leader')),
+      endpoint: () => (advertised === undefined || port === '' ? undefined : { ip: advertised, port: Number(port) }),
     },
   });
   const { app } = await buildServer({
@@ -150,7 +157,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
   url = `https://${urlHost(connectHost)}:${port}`;
   announcer.start();
-  const kubernetesService = keepKubernetesService(client, Number(port), log);
+  const kubernetesService = keepKubernetesService(client, Number(port), log, () => announcer.apiServerEndpoints());
   process.stdout.write(`kstore api ready: serving ${url} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
   await untilStopSignal();
   kubernetesService.stop();
