@@ -2,7 +2,8 @@
 // Services created at the same time through both API replicas get distinct cluster IPs (the
 // allocation happens in the replicated state machine's apply, not in an API replica), and a pod
 // created through one replica is served, defaulted, by the other; the API replicas keep the
-// kubernetes Service.
+// kubernetes Service; a bound pod deleted gracefully through one replica is Terminating on the
+// other until force-deleted, and the store leader's PodGC removes the pods of a deleted node.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster } from '../support/deployments.ts';
@@ -29,8 +30,8 @@ afterAll(async () => {
   await dir?.remove();
 }, 60_000);
 
-async function ok(args: readonly string[]): Promise<string> {
-  const result = await kubectl.run(args);
+async function ok(args: readonly string[], input?: string): Promise<string> {
+  const result = await kubectl.run(args, input === undefined ? {} : { input });
   expect(result.code, describeResult(args, result)).toBe(0);
   return result.stdout;
 }
@@ -61,4 +62,28 @@ describe('workloads on an HA cluster', () => {
     expect(table.rows.find((row) => row['NAME'] === 'web')).toMatchObject({ READY: '0/1', STATUS: 'Pending' });
     expect(await ok(['--context', 'kstore-a2', 'get', 'pod', 'web', '-o', 'jsonpath={.spec.containers[0].imagePullPolicy}'])).toBe('Always');
   });
+
+  it('deletes a bound pod gracefully through one replica (Terminating on the other), force-deletes it, and the leader\'s PodGC removes a deleted node\'s pods', async () => {
+    const node = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+    const pod = (name: string, nodeName: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName, containers: [{ name: 'c', image: 'busybox' }] } });
+    await ok(['--context', 'kstore-a1', 'create', '-f', '-'], node('h1'));
+    await ok(['--context', 'kstore-a1', 'create', '-f', '-'], node('h2'));
+    await ok(['--context', 'kstore-a1', 'create', '-f', '-'], pod('graceful', 'h1'));
+    await ok(['--context', 'kstore-a1', 'create', '-f', '-'], pod('orphan', 'h2'));
+    // Start PodGC's 40 s quarantine first, so it runs while the graceful deletion is checked.
+    await ok(['--context', 'kstore-a1', 'delete', 'node', 'h2']);
+
+    expect(await ok(['--context', 'kstore-a1', 'delete', 'pod', 'graceful', '--wait=false'])).toContain('pod "graceful" deleted');
+    const row = await waitFor(async () => {
+      const result = await kubectl.run(['--context', 'kstore-a2', 'get', 'pod', 'graceful']);
+      const status = result.code === 0 ? parseTable(result.stdout).rows[0] : undefined;
+      return status?.['STATUS'] === 'Terminating' ? status : undefined;
+    }, { timeoutMs: 20_000, description: 'the pod Terminating through a2' });
+    expect(row).toMatchObject({ NAME: 'graceful' });
+    expect(await ok(['--context', 'kstore-a2', 'get', 'pod', 'graceful', '-o', 'jsonpath={.metadata.deletionGracePeriodSeconds}'])).toBe('30');
+    expect(await ok(['--context', 'kstore-a2', 'delete', 'pod', 'graceful', '--grace-period=0', '--force'])).toContain('pod "graceful" force deleted');
+    await waitFor(async () => (await kubectl.run(['--context', 'kstore-a1', 'get', 'pod', 'graceful'])).stderr.includes('NotFound'), { timeoutMs: 20_000, description: 'the pod gone through a1' });
+
+    await waitFor(async () => (await kubectl.run(['--context', 'kstore-a2', 'get', 'pod', 'orphan'])).stderr.includes('NotFound'), { timeoutMs: 90_000, intervalMs: 1_000, description: 'PodGC to delete the pod of the deleted node' });
+  }, 150_000);
 });
