@@ -1,6 +1,6 @@
 // Owns: the Table cells of the workload and networking kinds, computed as kube-apiserver's
 // built-in printers compute them (pkg/printers/internalversion/printers.go: printPod,
-// printNode, printService, formatEndpoints, printEvent for events.k8s.io). Pure functions of
+// printNode, printService, formatEndpoints, printEvent for events of both groups). Pure functions of
 // the object; `since` renders a timestamp as an age.
 type Fields = Record<string, unknown>;
 

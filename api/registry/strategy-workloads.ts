@@ -1,5 +1,5 @@
-// Owns: the create/update behaviour of pods, nodes, services, endpoints and events.k8s.io/v1
-// events as kube-apiserver has it: the defaults a client sees in the stored object (the v1
+// Owns: the create/update behaviour of pods, nodes, services, endpoints and events (core/v1 and
+// events.k8s.io/v1, one stored kind) as kube-apiserver has it: the defaults a client sees in the stored object (the v1
 // SetDefaults_* functions plus what the ServiceAccount, Priority and DefaultTolerationSeconds
 // admission plugins add to a pod), the status rules (a write to the main resource keeps the
 // stored status; a write to the status subresource keeps everything else — see
