@@ -11,7 +11,7 @@ import { decodeBody } from '../negotiation.ts';
 import { parseFieldSelector, parseLabelSelector, bothMatch } from '../selectors.ts';
 import { badRequest, invalid, successStatus } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
-import { causeOf, isDryRun, listOf, queryString, requestBody, respond } from './context.ts';
+import { causeOf, formatTime, isDryRun, listOf, queryString, requestBody, respond } from './context.ts';
 import { expectObject } from './results.ts';
 import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
@@ -90,7 +90,7 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
   const current = context.store.get(key);
   readable(target, current);
   if (isDryRun(request.query as Query, 'DeleteOptions')) {
-    const result = current ? { type: 'stored' as const, object: current, revision: 0 } : { type: 'notFound' as const };
+    const result = current ? { type: 'stored' as const, object: dryRunDeleted(target, current, options.gracePeriodSeconds, context), revision: 0 } : { type: 'notFound' as const };
     return respond(request, reply, 200, expectObject(result, target, name).object);
   }
   // Decided from the object as read; if a concurrent write changes it before apply, apply still
@@ -110,6 +110,18 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
     }));
   }
   return respond(request, reply, options.cascadeRequested ? 202 : 200, outcome.object);
+}
+
+/**
+ * What a dry-run delete answers: the object as it is, or for a pod that would start a graceful
+ * deletion, with the deletionTimestamp and deletionGracePeriodSeconds it would get (kube's
+ * dry-run runs BeforeDelete's update without storing it).
+ */
+function dryRunDeleted(target: Target, current: KubeObject, requested: number | undefined, context: EndpointContext): KubeObject {
+  const grace = deletionGracePeriod(target.kind, current, requested);
+  if (grace === undefined || grace === 0 || current.metadata.deletionTimestamp !== undefined) return current;
+  const deletionTimestamp = formatTime(new Date(context.now().getTime() + grace * 1000));
+  return { ...current, metadata: { ...current.metadata, deletionTimestamp, deletionGracePeriodSeconds: grace } };
 }
 
 /** Deletes every object of the collection that matches the selectors; returns them as a list. */

@@ -122,6 +122,15 @@ describe('graceful deletion of pods', () => {
     expect((await harness.request('GET', pods)).json().items).toEqual([]);
   });
 
+  it('a dry-run delete shows the deletionTimestamp a graceful deletion would set, and stores nothing', async () => {
+    await create(pod('p', { nodeName: 'n1' }));
+    const dry = await harness.request('DELETE', `${pods}/p?dryRun=All`);
+    expect(dry.statusCode).toBe(200);
+    expect(dry.json().metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(dry.json().metadata.deletionTimestamp).toBeDefined();
+    expect((await harness.request('GET', `${pods}/p`)).json().metadata.deletionTimestamp).toBeUndefined();
+  });
+
   it('leaves other kinds alone: a configmap delete ignores gracePeriodSeconds and answers a Status', async () => {
     await harness.request('POST', '/api/v1/namespaces/t/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
     const deleted = await harness.request('DELETE', '/api/v1/namespaces/t/configmaps/c?gracePeriodSeconds=30');
