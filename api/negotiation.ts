@@ -1,12 +1,28 @@
 // Owns: content negotiation at the HTTP edge: which representation a response takes (JSON,
-// YAML or the meta.k8s.io Table form) from the Accept header, and decoding request bodies
+// YAML, protobuf, the meta.k8s.io Table form, or the metadata-only PartialObjectMetadata[List]
+// form in JSON, YAML or protobuf) from the Accept header, and decoding request bodies
 // (JSON or YAML) into plain objects with kube-apiserver's errors (400 for a body that does
 // not parse, 406 when no acceptable media type is served).
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { decodeProtobufObject, encodeProtobufObject, isProtobufKind, isProtobufMediaType, PROTOBUF_MEDIA_TYPE, ProtobufDecodeError } from './codecs/protobuf.ts';
 import { badRequest, notAcceptable } from './status.ts';
 
-export type ResponseFormat = { readonly type: 'json' } | { readonly type: 'yaml' } | { readonly type: 'table' } | { readonly type: 'protobuf' };
+export type ResponseFormat = { readonly type: 'json' } | { readonly type: 'yaml' } | { readonly type: 'table' } | { readonly type: 'protobuf' } | MetadataFormat;
+
+/** `as=PartialObjectMetadata` or `as=PartialObjectMetadataList` of meta.k8s.io v1 or v1beta1, sent in `encoding`. */
+export interface MetadataFormat {
+  readonly type: 'metadata';
+  readonly kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  readonly apiVersion: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
+  readonly encoding: { readonly type: 'json' } | { readonly type: 'yaml' } | { readonly type: 'protobuf' };
+}
+
+function encodingOf(mediaType: string): MetadataFormat['encoding'] | undefined {
+  if (mediaType === 'application/json') return { type: 'json' };
+  if (mediaType === 'application/yaml') return { type: 'yaml' };
+  if (mediaType === PROTOBUF_MEDIA_TYPE) return { type: 'protobuf' };
+  return undefined;
+}
 
 interface MediaRange {
   readonly type: string;
@@ -28,8 +44,15 @@ function parseMediaRanges(accept: string): MediaRange[] {
 function formatFor(range: MediaRange, tableAllowed: boolean, protobufAllowed: boolean): ResponseFormat | undefined {
   const as = range.parameters['as'];
   if (as !== undefined) {
-    const isTable = as === 'Table' && range.parameters['g'] === 'meta.k8s.io' && (range.parameters['v'] === 'v1' || range.parameters['v'] === 'v1beta1');
-    return isTable && tableAllowed && range.type === 'application/json' ? { type: 'table' } : undefined;
+    const version = range.parameters['v'];
+    const metaVersion = range.parameters['g'] === 'meta.k8s.io' && (version === 'v1' || version === 'v1beta1') ? version : undefined;
+    if (metaVersion === undefined || !tableAllowed) return undefined;
+    if (as === 'Table') return range.type === 'application/json' ? { type: 'table' } : undefined;
+    const encoding = encodingOf(range.type);
+    if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && encoding !== undefined) {
+      return { type: 'metadata', kind: as, apiVersion: `meta.k8s.io/${metaVersion}`, encoding };
+    }
+    return undefined;
   }
   if (range.type === 'application/json' || range.type === 'application/*' || range.type === '*/*') return { type: 'json' };
   if (range.type === 'application/yaml') return { type: 'yaml' };
@@ -48,7 +71,7 @@ export function negotiate(accept: string | undefined, tableAllowed: boolean, pro
     const format = formatFor(range, tableAllowed, protobufAllowed);
     if (format) return format;
   }
-  throw notAcceptable(`only the following media types are accepted: application/json, application/yaml${tableAllowed ? ', application/json;as=Table;v=v1;g=meta.k8s.io' : ''}`);
+  throw notAcceptable(`only the following media types are accepted: application/json, application/yaml${tableAllowed ? ', application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' : ''}`);
 }
 
 /** Whether a body can be sent as protobuf (its apiVersion/kind is known to the codec). */
@@ -59,6 +82,7 @@ export function protobufEncodable(body: unknown): boolean {
 }
 
 export function encode(format: ResponseFormat, body: unknown): { contentType: string; payload: string | Buffer } {
+  if (format.type === 'metadata') return encode(format.encoding, body);
   if (format.type === 'yaml') return { contentType: 'application/yaml', payload: stringifyYaml(body) };
   if (format.type === 'protobuf') return { contentType: PROTOBUF_MEDIA_TYPE, payload: encodeProtobufObject(body as Record<string, unknown>) };
   return { contentType: 'application/json', payload: JSON.stringify(body) };

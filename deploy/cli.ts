@@ -42,7 +42,7 @@ Flags for server:
                           its auth-extra-groups); such users may read discovery (/api, /apis, /version)
   --controllers <list>    leader-only controllers, as kube-controller-manager's flag: '*' (the
                           default set: namespace, garbagecollector, serviceaccount,
-                          root-ca-cert-publisher), 'name' enables, '-name'
+                          root-ca-cert-publisher, podgc), 'name' enables, '-name'
                           disables; tokencleaner and bootstrapsigner are off unless named, e.g.
                           --controllers '*,tokencleaner,bootstrapsigner' (default '*'); expired
                           bootstrap tokens are always marked expired, tokencleaner deletes them

@@ -113,6 +113,15 @@ message ShardInfo {
   optional string selector = 1;
 }
 
+message PartialObjectMetadata {
+  optional ObjectMeta metadata = 1;
+}
+
+message PartialObjectMetadataList {
+  optional ListMeta metadata = 1;
+  repeated PartialObjectMetadata items = 2;
+}
+
 message ListMeta {
   optional string selfLink = 1;
   optional string resourceVersion = 2;
@@ -455,8 +464,22 @@ message Eviction {
 `,
 };
 
+// meta/v1beta1 keeps only its PartialObjectMetadataList (fields numbered the other way round).
+const metaV1beta1: ProtoSource = {
+  origin: 'k8s.io/apimachinery/pkg/apis/meta/v1beta1/generated.proto',
+  text: `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.apis.meta.v1beta1;
+
+message PartialObjectMetadataList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 2;
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata items = 1;
+}
+`,
+};
+
 export const protoSources: readonly ProtoSource[] = [
-  runtime, metaV1, intstr, resource, coreV1, coreV1Services, coreV1PodSpec, coreV1Volumes, coreV1PodStatus, coreV1Nodes,
+  runtime, metaV1, metaV1beta1, intstr, resource, coreV1, coreV1Services, coreV1PodSpec, coreV1Volumes, coreV1PodStatus, coreV1Nodes,
   coordinationV1, policyV1, eventsV1,
 ];
 
@@ -482,6 +505,11 @@ export const kindMessages: ReadonlyMap<string, string> = new Map([
     .map((kind): [string, string] => [`coordination.k8s.io/v1/${kind}`, `${coordination}.${kind}`]),
   ...(['Event', 'EventList'] as const)
     .map((kind): [string, string] => [`events.k8s.io/v1/${kind}`, `k8s.io.api.events.v1.${kind}`]),
+  // Metadata-only views (Accept ...;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1|v1beta1).
+  ['meta.k8s.io/v1/PartialObjectMetadata', `${meta}.PartialObjectMetadata`],
+  ['meta.k8s.io/v1/PartialObjectMetadataList', `${meta}.PartialObjectMetadataList`],
+  ['meta.k8s.io/v1beta1/PartialObjectMetadata', `${meta}.PartialObjectMetadata`],
+  ['meta.k8s.io/v1beta1/PartialObjectMetadataList', 'k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList'],
   // The body of POST pods/<name>/eviction, as kubectl drain's typed client sends it.
   ['policy/v1/Eviction', 'k8s.io.api.policy.v1.Eviction'],
   // meta/v1 kinds are registered into every group version (metav1.AddToGroupVersion), so a typed

@@ -1,10 +1,11 @@
-// Owns: the get verb (GET of an item) with its resourceVersion semantics, in JSON, YAML or
-// the Table form.
+// Owns: the get verb (GET of an item) with its resourceVersion semantics, in JSON, YAML,
+// protobuf, the Table form or as PartialObjectMetadata.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { negotiate } from '../negotiation.ts';
 import { notFound } from '../status.ts';
 import { checkSubresource } from './subresource.ts';
 import { toTable } from '../table.ts';
+import { partialObjectMetadata } from '../partial-metadata.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { queryString, respond } from './context.ts';
 import { readable } from './corrupt.ts';
@@ -24,6 +25,7 @@ export async function handleGet(request: FastifyRequest, reply: FastifyReply, ta
     const table = toTable(target.kind, [object], { includeObject: includeObjectOf(query), listMeta: { resourceVersion: object.metadata.resourceVersion ?? '' } });
     return respond(request, reply, 200, table, { type: 'json' });
   }
+  if (format.type === 'metadata') return respond(request, reply, 200, partialObjectMetadata(format, target.kind, object), format);
   return respond(request, reply, 200, object, format);
 }
 

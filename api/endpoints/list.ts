@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
 import { keyString } from '../../actors/index.ts';
 import { negotiate } from '../negotiation.ts';
+import { partialObjectMetadataList } from '../partial-metadata.ts';
 import { bothMatch, parseFieldSelector, parseLabelSelector } from '../selectors.ts';
 import { badRequest } from '../status.ts';
 import { toTable } from '../table.ts';
@@ -68,5 +69,6 @@ export async function handleList(request: FastifyRequest, reply: FastifyReply, t
   if (format.type === 'table') {
     return respond(request, reply, 200, toTable(target.kind, chunk.items, { includeObject: includeObjectOf(query), listMeta: metadata }), { type: 'json' });
   }
+  if (format.type === 'metadata') return respond(request, reply, 200, partialObjectMetadataList(format, target.kind, chunk.items, metadata), format);
   return respond(request, reply, 200, listOf(target.kind, chunk.items, metadata), format);
 }

@@ -15,6 +15,7 @@ import { bothMatch, parseFieldSelector, parseLabelSelector } from '../selectors.
 import type { Selector } from '../selectors.ts';
 import { badRequest, gone, invalid } from '../status.ts';
 import { toTable } from '../table.ts';
+import { partialObjectMetadata, requireItemForm } from '../partial-metadata.ts';
 import { WatcherExpiredError } from '../watchcache/cache-watcher.ts';
 import type { CacheWatcher } from '../watchcache/cache-watcher.ts';
 import type { EndpointContext, Query } from './context.ts';
@@ -85,34 +86,41 @@ async function planWatch(target: Target, query: Query, selector: Selector, conte
   return { initial: items.filter((item) => selector.matches(item)), watcher, revision: now, bookmarkAfterInitial: sendInitialEvents };
 }
 
-/** A BOOKMARK's object: the requested kind holding only metadata.resourceVersion (spec, Events). */
-function bookmarkObject(target: Target, revision: number, annotations?: Record<string, string>): unknown {
+/** A BOOKMARK's object: the requested kind (or PartialObjectMetadata) holding only metadata.resourceVersion (spec, Events). */
+function bookmarkObject(target: Target, format: ResponseFormat, revision: number, annotations?: Record<string, string>): unknown {
+  if (format.type === 'metadata') return partialObjectMetadata(format, target.kind, { metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) } });
   return {
     kind: target.kind.kind, apiVersion: target.kind.group === '' ? target.kind.version : `${target.kind.group}/${target.kind.version}`,
     metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) },
   };
 }
 
+/** The wire encoding of a format: a metadata-only watch is sent in its own encoding. */
+function wireOf(format: ResponseFormat): ResponseFormat {
+  return format.type === 'metadata' ? format.encoding : format;
+}
+
 function frame(type: WatchEventType, object: unknown, format: ResponseFormat): string | Buffer {
-  if (format.type === 'protobuf') return encodeProtobufWatchEvent(type, object as Record<string, unknown>);
+  if (wireOf(format).type === 'protobuf') return encodeProtobufWatchEvent(type, object as Record<string, unknown>);
   return `${JSON.stringify({ type, object })}\n`;
 }
 
 function streamContentType(format: ResponseFormat): string {
-  return format.type === 'protobuf' ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json';
+  return wireOf(format).type === 'protobuf' ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json';
 }
 
 function renderObject(target: Target, object: KubeObject, format: ResponseFormat, includeObject: IncludeObject): unknown {
+  if (format.type === 'metadata') return partialObjectMetadata(format, target.kind, object);
   if (format.type !== 'table') return object;
   return toTable(target.kind, [object], { includeObject, listMeta: { resourceVersion: object.metadata.resourceVersion ?? '' } });
 }
 
 async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector, format: ResponseFormat, includeObject: IncludeObject): AsyncGenerator<string | Buffer> {
   for (const item of plan.initial) yield frame('ADDED', renderObject(target, item, format, includeObject), format);
-  if (plan.bookmarkAfterInitial) yield frame('BOOKMARK', bookmarkObject(target, plan.revision, { 'k8s.io/initial-events-end': 'true' }), format);
+  if (plan.bookmarkAfterInitial) yield frame('BOOKMARK', bookmarkObject(target, format, plan.revision, { 'k8s.io/initial-events-end': 'true' }), format);
   for await (const event of plan.watcher) {
     if (event.type === 'BOOKMARK') {
-      yield frame('BOOKMARK', bookmarkObject(target, event.revision), format);
+      yield frame('BOOKMARK', bookmarkObject(target, format, event.revision), format);
       continue;
     }
     const converted = convertEvent(event, selector);
@@ -126,6 +134,7 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
   const query = request.query as Query;
   const apiVersion = target.kind.group === '' ? target.kind.version : `${target.kind.group}/${target.kind.version}`;
   const format = negotiate(request.headers.accept, true, isProtobufKind(apiVersion, target.kind.kind));
+  if (format.type === 'metadata') requireItemForm(format, target.kind);
   const selector = watchSelector(target, query);
   const timeoutRaw = queryString(query, 'timeoutSeconds');
   if (timeoutRaw !== undefined && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds must be a non-negative integer, got ${JSON.stringify(timeoutRaw)}`);
