@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { apiVersionOf, servedKinds } from './registry/kinds.ts';
 import type { ResourceKind } from './registry/kinds.ts';
+import { schemaExtensions } from './registry/schemas.ts';
 import type { JsonSchema } from './registry/schemas.ts';
 import { stringify as toYaml } from 'yaml';
 import { kubernetesVersion } from './discovery.ts';
@@ -48,17 +49,26 @@ function gvkOf(kind: Pick<ResourceKind, 'group' | 'version' | 'kind'>, suffix = 
   return { group: kind.group, kind: `${kind.kind}${suffix}`, version: kind.version };
 }
 
-/** Converts one ajv schema node to OpenAPI: nullable types, kube's date-time format, no `false` additionalProperties. */
+/**
+ * Converts one ajv schema node to OpenAPI: nullable types, kube's date-time format, no `false`
+ * additionalProperties, IntOrString and Quantity as kube publishes them, the required fields and
+ * x-kubernetes-* list extensions.
+ */
 export function toOpenApiSchema(schema: JsonSchema, flavor: OpenApiFlavor): OpenApiObject {
   const result: OpenApiObject = {};
   if (schema.description !== undefined) result['description'] = schema.description;
-  if (Array.isArray(schema.type) && (schema.type as string[]).includes('integer')) {
+  const types = Array.isArray(schema.type) ? schema.type as string[] : undefined;
+  if (types?.includes('integer')) {
     // intstr.IntOrString, as kube publishes it: a string with format int-or-string (v2), the extension (v3).
     if (flavor === 'v2') Object.assign(result, { type: 'string', format: 'int-or-string' });
     else result['x-kubernetes-int-or-string'] = true;
-  } else if (Array.isArray(schema.type)) {
-    result['type'] = schema.type.find((type) => type !== 'null') ?? 'string';
-    if (flavor === 'v3' && (schema.type as string[]).includes('null')) result['nullable'] = true;
+  } else if (types?.includes('number')) {
+    // resource.Quantity: a string in v2, one of string and number in v3 (kube's OpenAPIV3OneOfTypes).
+    if (flavor === 'v2') result['type'] = 'string';
+    else result['oneOf'] = [{ type: 'string' }, { type: 'number' }];
+  } else if (types !== undefined) {
+    result['type'] = types.find((type) => type !== 'null') ?? 'string';
+    if (flavor === 'v3' && types.includes('null')) result['nullable'] = true;
   } else if (schema.type !== undefined) {
     result['type'] = schema.type;
   }
@@ -71,7 +81,12 @@ export function toOpenApiSchema(schema: JsonSchema, flavor: OpenApiFlavor): Open
   if (typeof schema.additionalProperties === 'object') {
     result['additionalProperties'] = toOpenApiSchema(schema.additionalProperties, flavor);
   }
-  if (schema.required !== undefined) result['required'] = [...schema.required];
+  const required = schema.required ?? schema.requiredFields;
+  if (required !== undefined) result['required'] = [...required];
+  for (const extension of schemaExtensions) {
+    const value = schema[extension];
+    if (value !== undefined) result[extension] = Array.isArray(value) ? [...value as readonly string[]] : value as string;
+  }
   return result;
 }
 

@@ -24,6 +24,10 @@ const rfc3339Pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}
 const ajv = new Ajv({ allErrors: true, strict: false });
 ajv.addFormat('byte', { type: 'string', validate: (value: string) => base64Pattern.test(value) });
 ajv.addFormat('date-time-or-empty', { type: 'string', validate: (value: string) => value === '' || rfc3339Pattern.test(value) });
+// Go's integer widths: a number outside an int32 field's range fails to decode, as in kube.
+ajv.addFormat('int32', { type: 'number', validate: (value: number) => value >= -(2 ** 31) && value < 2 ** 31 });
+ajv.addFormat('int64', { type: 'number', validate: (value: number) => value >= -(2 ** 63) && value < 2 ** 63 });
+ajv.addFormat('double', { type: 'number', validate: () => true });
 
 const validators = new Map<string, ValidateFunction>();
 
