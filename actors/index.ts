@@ -34,3 +34,4 @@ export {
   isBootstrapTokenKey, hasBootstrapTokenType, isBootstrapTokenSecret, tokenSecretData, tokenIdFromName, expirationMillis, expirationReached, tokenGroups,
 } from './machines/token-secret.ts';
 export { kubernetesServiceIp, serviceClusterIpRange, nodePortRange } from './service-allocation.ts';
+export { deletesGracefully, deletionGracePeriod, returnsDeletedObject } from './deletion-grace.ts';

@@ -10,6 +10,7 @@
 // Leader-only; acts only by proposing commands (updates carry a resourceVersion precondition,
 // so a concurrent writer is never overwritten: the next change brings the object back here).
 import { foregroundFinalizer, orphanFinalizer } from '../commands.ts';
+import { deletionGracePeriod } from '../deletion-grace.ts';
 import type { ChangeEvent } from '../events.ts';
 import { keyString } from '../object.ts';
 import type { JsonValue, KubeObject, ObjectKey } from '../object.ts';
@@ -174,9 +175,11 @@ export class GarbageCollector implements Controller {
 
   async #delete(node: Node, propagationPolicy: 'Background' | 'Foreground'): Promise<void> {
     if (this.#stopped) return;
+    // As kube's collector, which deletes through the API: a bound pod gets its default grace period.
+    const gracePeriodSeconds = deletionGracePeriod(node.key, node.object, undefined);
     await this.#context.propose({
       type: 'delete', key: node.key, at: this.#context.now(), by: garbageCollectorIdentity, propagationPolicy,
-      preconditions: { uid: node.object.metadata.uid ?? '' },
+      preconditions: { uid: node.object.metadata.uid ?? '' }, ...(gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds }),
     });
   }
 

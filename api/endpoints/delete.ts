@@ -2,7 +2,7 @@
 // (DeleteOptions) or the query; preconditions are checked inside apply. An object without
 // finalizers is removed at once (a Success Status answers, or for pods the deleted pod, as
 // kube's ReturnDeletedObject); with finalizers it starts finalizing and the object, now carrying
-// deletionTimestamp, is returned. Pods delete gracefully (registry/pod-deletion.ts decides the
+// deletionTimestamp, is returned. Pods delete gracefully (actors/deletion-grace.ts decides the
 // grace period from the pod as read; the command carries it): a bound, running pod stays,
 // terminating, until a delete with grace period 0.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,7 +16,7 @@ import { expectObject } from './results.ts';
 import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { handleUnsafeDelete, readable, unsafeDeleteOption } from './corrupt.ts';
-import { deletionGracePeriod, returnsDeletedObject } from '../registry/pod-deletion.ts';
+import { deletionGracePeriod, returnsDeletedObject } from '../../actors/index.ts';
 
 interface DeleteOptions {
   readonly preconditions?: Preconditions;

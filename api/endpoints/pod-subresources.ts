@@ -10,7 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonValue, KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
 import { decodeBody } from '../negotiation.ts';
-import { deletionGracePeriod } from '../registry/pod-deletion.ts';
+import { deletionGracePeriod } from '../../actors/index.ts';
 import { badRequest, conflict, internalError, invalid, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { causeOf, isDryRun, queryString, requestBody, respond } from './context.ts';

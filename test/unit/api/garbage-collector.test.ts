@@ -44,6 +44,26 @@ describe('garbage collector', () => {
     await waitFor(async () => !(await exists('child')), { ...deadline, description: 'child collected' });
   });
 
+  it('Background: a bound dependent pod gets its grace period (Terminating), an unbound one goes at once', async () => {
+    const owner = await create('pod-owner');
+    const ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'pod-owner', uid: owner.metadata.uid }];
+    const pods = '/api/v1/namespaces/t/pods';
+    for (const [name, nodeName] of [['bound', 'n1'], ['pending', '']] as const) {
+      const created = await harness.request('POST', pods, {
+        apiVersion: 'v1', kind: 'Pod', metadata: { name, ownerReferences },
+        spec: { containers: [{ name: 'c', image: 'nginx:1.27' }], terminationGracePeriodSeconds: 45, ...(nodeName === '' ? {} : { nodeName }) },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+    }
+    expect((await harness.request('DELETE', `${cms}/pod-owner`)).statusCode).toBe(200);
+    await waitFor(async () => (await harness.request('GET', `${pods}/pending`)).statusCode === 404, { ...deadline, description: 'unbound pod collected' });
+    const bound = await waitFor(async () => {
+      const pod = (await harness.request('GET', `${pods}/bound`)).json<{ metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number } }>();
+      return pod.metadata.deletionTimestamp === undefined ? undefined : pod;
+    }, { ...deadline, description: 'bound pod terminating' });
+    expect(bound.metadata.deletionGracePeriodSeconds).toBe(45);
+  });
+
   it('Orphan: removes the owner reference from dependents and keeps them', async () => {
     const owner = await create('owner');
     await create('child', [{ name: 'owner', uid: owner.metadata.uid }]);

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NamespaceLifecycleController } from '../../../actors/controllers/index.ts';
 import { formatTime } from '../../../api/index.ts';
-import { deletionGracePeriod } from '../../../api/registry/pod-deletion.ts';
+import { deletionGracePeriod } from '../../../actors/index.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';

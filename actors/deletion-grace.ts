@@ -1,4 +1,6 @@
-// Owns: what the API tier decides per kind about a delete, as kube-apiserver's registries do:
+// Owns: what a delete decides per kind before it is proposed, as kube-apiserver's registries do
+// (used by the API tier for every delete, and by the garbage collector for the dependents it
+// deletes, which kube's collector deletes through the API with the default period):
 //  - which kinds delete gracefully (a RESTGracefulDeleteStrategy: pods) and the grace period a
 //    delete gives an object: podStrategy.CheckGracefulDelete (DeleteOptions.gracePeriodSeconds,
 //    else spec.terminationGracePeriodSeconds; 0 when the pod is not bound to a node or has
@@ -7,11 +9,11 @@
 //    uses it only to shorten);
 //  - which kinds answer a delete with the deleted object rather than a Success Status (the
 //    registry store's ReturnDeletedObject: pods).
-// The delete command carries the decided period; apply (actors/) stays generic and computes the
+// The delete command carries the decided period; apply stays generic and computes the
 // deletionTimestamp from the command's time.
 // Must not: propose, read the store or a clock.
-import { gracePeriodSecondsMax } from '../../actors/index.ts';
-import type { KubeObject } from '../../actors/index.ts';
+import { gracePeriodSecondsMax } from './commands.ts';
+import type { KubeObject } from './object.ts';
 
 interface KindRef {
   readonly group: string;
