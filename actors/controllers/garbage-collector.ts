@@ -15,6 +15,7 @@ import type { ChangeEvent } from '../events.ts';
 import { keyString } from '../object.ts';
 import type { JsonValue, KubeObject, ObjectKey } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
+import { KeyQueue } from './serial.ts';
 
 /** Who the collector's commands name as their cause (kube-controller-manager's service account). */
 export const garbageCollectorIdentity = 'system:serviceaccount:kube-system:generic-garbage-collector';
@@ -51,17 +52,20 @@ export class GarbageCollector implements Controller {
   readonly #dependents = new Map<string, Set<string>>();
   readonly #byKey = new Map<string, Node>();
   /** keyStrings to look at; processed one at a time, in order. */
-  readonly #dirty = new Set<string>();
+  readonly #queue: KeyQueue<string>;
   #unsubscribe: (() => void) | undefined;
-  #running: Promise<void> | undefined;
   #stopped = true;
 
   constructor(context: ControllerContext) {
     this.#context = context;
+    this.#queue = new KeyQueue((key) => this.#reconcileKey(key), (key, error) => {
+      this.#context.log('garbage collection failed; retried on the next change', { key, error: (error as Error).message });
+    });
   }
 
   start(): void {
     this.#stopped = false;
+    this.#queue.resume();
     this.#unsubscribe = this.#context.state.subscribe((events) => this.#onEvents(events));
     for (const { key, object } of this.#context.state.allObjects()) this.#index(key, object);
     for (const [key, node] of this.#byKey) if (this.#needsAttention(node.object)) this.#markDirty(key);
@@ -70,8 +74,7 @@ export class GarbageCollector implements Controller {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#unsubscribe?.();
-    this.#dirty.clear();
-    await this.#running;
+    await this.#queue.stop();
   }
 
   #needsAttention(object: KubeObject): boolean {
@@ -114,25 +117,14 @@ export class GarbageCollector implements Controller {
   }
 
   #markDirty(key: string): void {
-    this.#dirty.add(key);
-    this.#running ??= this.#drain().finally(() => {
-      this.#running = undefined;
-    });
+    this.#queue.mark(key);
   }
 
-  async #drain(): Promise<void> {
-    while (!this.#stopped && this.#dirty.size > 0) {
-      const [key] = this.#dirty;
-      this.#dirty.delete(key!);
-      const node = this.#byKey.get(key!);
-      if (!node) continue;
-      try {
-        await this.#reconcile(node);
-      } catch (error) {
-        this.#context.log('garbage collection failed; retried on the next change', { key, error: (error as Error).message });
-      }
-    }
+  async #reconcileKey(key: string): Promise<void> {
+    const node = this.#byKey.get(key);
+    if (node) await this.#reconcile(node);
   }
+
 
   async #reconcile(node: Node): Promise<void> {
     if (hasFinalizer(node.object, orphanFinalizer)) await this.#orphanDependents(node);

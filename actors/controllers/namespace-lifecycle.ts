@@ -11,6 +11,7 @@
 import type { ChangeEvent } from '../events.ts';
 import type { KubeObject, ObjectKey } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
+import { KeyQueue } from './serial.ts';
 
 /** Who the controller's commands name as their cause (kube-controller-manager's service account). */
 export const namespaceControllerIdentity = 'system:serviceaccount:kube-system:namespace-controller';
@@ -46,17 +47,20 @@ export class NamespaceLifecycleController implements Controller {
   readonly name = 'namespace-lifecycle';
   readonly #context: ControllerContext;
   /** Namespaces that changed since their last reconcile; reconciled one at a time, in order. */
-  readonly #dirty = new Set<string>();
+  readonly #queue: KeyQueue<string>;
   #unsubscribe: (() => void) | undefined;
-  #running: Promise<void> | undefined;
   #stopped = true;
 
   constructor(context: ControllerContext) {
     this.#context = context;
+    this.#queue = new KeyQueue((namespace) => this.#reconcile(namespace), (namespace, error) => {
+      this.#context.log('namespace reconcile failed; retried on the next change', { namespace, error: (error as Error).message });
+    });
   }
 
   start(): void {
     this.#stopped = false;
+    this.#queue.resume();
     this.#unsubscribe = this.#context.state.subscribe((events) => this.#onEvents(events));
     for (const namespace of this.#context.state.list({ ...namespacesResource, namespace: '' }).items) {
       if (isTerminating(namespace)) this.#markDirty(namespace.metadata.name ?? '');
@@ -66,8 +70,7 @@ export class NamespaceLifecycleController implements Controller {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#unsubscribe?.();
-    this.#dirty.clear();
-    await this.#running;
+    await this.#queue.stop();
   }
 
   #onEvents(events: readonly ChangeEvent[]): void {
@@ -78,22 +81,7 @@ export class NamespaceLifecycleController implements Controller {
   }
 
   #markDirty(namespace: string): void {
-    this.#dirty.add(namespace);
-    this.#running ??= this.#drain().finally(() => {
-      this.#running = undefined;
-    });
-  }
-
-  async #drain(): Promise<void> {
-    while (!this.#stopped && this.#dirty.size > 0) {
-      const [namespace] = this.#dirty;
-      this.#dirty.delete(namespace!);
-      try {
-        await this.#reconcile(namespace!);
-      } catch (error) {
-        this.#context.log('namespace reconcile failed; retried on the next change', { namespace, error: (error as Error).message });
-      }
-    }
+    this.#queue.mark(namespace);
   }
 
   /** Deletes the namespace's content; once it is empty, releases the namespace finalizer. */

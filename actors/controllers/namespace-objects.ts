@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChangeEvent } from '../events.ts';
 import type { JsonValue, KubeObject, ObjectKey } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
+import { KeyQueue } from './serial.ts';
 
 /** What one such controller keeps in each namespace. */
 export interface NamespaceObjectSpec {
@@ -44,19 +45,20 @@ export class NamespaceObjectController implements Controller {
   readonly #context: ControllerContext;
   readonly #spec: NamespaceObjectSpec;
   /** Namespaces to look at; reconciled one at a time, in order. */
-  readonly #dirty = new Set<string>();
+  readonly #queue: KeyQueue<string>;
   #unsubscribe: (() => void) | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = true;
 
   constructor(context: ControllerContext, spec: NamespaceObjectSpec) {
     this.#context = context;
     this.#spec = spec;
     this.name = spec.controllerName;
+    this.#queue = new KeyQueue((namespace) => this.#reconcile(namespace), (namespace, error) => {
+      this.#context.log(`${this.name}: reconcile failed; retried on the next change`, { namespace, error: (error as Error).message });
+    });
   }
 
   start(): void {
-    this.#stopped = false;
+    this.#queue.resume();
     this.#unsubscribe = this.#context.state.subscribe((events) => this.#onEvents(events));
     for (const namespace of this.#context.state.list(namespacesResource).items) {
       if (isActive(namespace)) this.#markDirty(namespace.metadata.name ?? '');
@@ -64,10 +66,8 @@ export class NamespaceObjectController implements Controller {
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
     this.#unsubscribe?.();
-    this.#dirty.clear();
-    await this.#running;
+    await this.#queue.stop();
   }
 
   #onEvents(events: readonly ChangeEvent[]): void {
@@ -79,23 +79,7 @@ export class NamespaceObjectController implements Controller {
   }
 
   #markDirty(namespace: string): void {
-    if (namespace === '' || this.#stopped) return;
-    this.#dirty.add(namespace);
-    this.#running ??= this.#drain().finally(() => {
-      this.#running = undefined;
-    });
-  }
-
-  async #drain(): Promise<void> {
-    while (!this.#stopped && this.#dirty.size > 0) {
-      const [namespace] = this.#dirty;
-      this.#dirty.delete(namespace!);
-      try {
-        await this.#reconcile(namespace!);
-      } catch (error) {
-        this.#context.log(`${this.name}: reconcile failed; retried on the next change`, { namespace, error: (error as Error).message });
-      }
-    }
+    if (namespace !== '') this.#queue.mark(namespace);
   }
 
   #key(namespace: string): ObjectKey {

@@ -1,6 +1,7 @@
-// Owns: running a controller's reconcile pass one at a time: a poke while a pass runs asks for
-// exactly one more pass afterwards (changes that arrive meanwhile are all seen by it), and an
-// error is reported and left for the next poke. Shared by the token controllers.
+// Owns: running a controller's reconcile work one at a time. Serial runs whole passes: a poke
+// while a pass runs asks for exactly one more pass afterwards (changes that arrive meanwhile are
+// all seen by it), and an error is reported and left for the next poke (the token
+// controllers). KeyQueue runs one reconcile per changed key (below).
 export class Serial {
   #running: Promise<void> | undefined;
   #again = false;
@@ -37,5 +38,56 @@ export class Serial {
   /** Resolves once no pass is running. */
   async idle(): Promise<void> {
     while (this.#running !== undefined) await this.#running;
+  }
+}
+
+/**
+ * Reconciles keys one at a time, in the order they were first marked: a key marked again while
+ * it waits runs once; marked while it runs, it runs again afterwards. An error is reported and
+ * the key left for its next change. Shared by the namespace, garbage-collector, serviceaccount
+ * and root-CA controllers.
+ */
+export class KeyQueue<K> {
+  readonly #dirty = new Set<K>();
+  readonly #reconcile: (key: K) => Promise<void>;
+  readonly #onError: (key: K, error: unknown) => void;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(reconcile: (key: K) => Promise<void>, onError: (key: K, error: unknown) => void) {
+    this.#reconcile = reconcile;
+    this.#onError = onError;
+  }
+
+  mark(key: K): void {
+    if (this.#stopped) return;
+    this.#dirty.add(key);
+    this.#running ??= (async () => {
+      // Start on the next microtask, once #running is set (see Serial.poke).
+      await Promise.resolve();
+      while (!this.#stopped && this.#dirty.size > 0) {
+        const next = this.#dirty.values().next().value as K;
+        this.#dirty.delete(next);
+        try {
+          await this.#reconcile(next);
+        } catch (error) {
+          this.#onError(next, error);
+        }
+      }
+    })().finally(() => {
+      this.#running = undefined;
+    });
+  }
+
+  /** Marks keys again after a stop (a controller restarted when its member leads again). */
+  resume(): void {
+    this.#stopped = false;
+  }
+
+  /** Drops what waits and resolves once the reconcile in progress is done. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#dirty.clear();
+    await this.#running;
   }
 }
