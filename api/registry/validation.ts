@@ -89,6 +89,25 @@ export function decodeProblem(kind: ResourceKind, object: KubeObject): string | 
 }
 
 /**
+ * The given field paths in the order a decoder meets them in the document (kube's strict
+ * decoding lists unknown fields so), not grouped per object as ajv reports them.
+ */
+function inDocumentOrder(document: unknown, paths: readonly string[]): string[] {
+  if (paths.length < 2) return [...paths];
+  const position = new Map<string, number>();
+  const visit = (value: unknown, segments: string[]): void => {
+    if (value === null || typeof value !== 'object') return;
+    for (const [key, child] of Object.entries(value)) {
+      const childSegments = [...segments, key];
+      position.set(displayPath(childSegments), position.size);
+      visit(child, childSegments);
+    }
+  };
+  visit(document, []);
+  return [...paths].sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
+}
+
+/**
  * Checks types and handles unknown fields in place (they are removed). Returns the warnings to
  * send (Warn level). Throws 400 for a type error or, under Strict, for unknown fields.
  */
@@ -105,7 +124,7 @@ export function validateStructure(kind: ResourceKind, object: KubeObject, checks
     const segments = unknownFieldSegments(error);
     return [displayPath(segments), segments] as const;
   }));
-  const unknown = [...unknownFields.keys()];
+  const unknown = inDocumentOrder(object, [...unknownFields.keys()]);
   const problems = [
     ...checks.duplicates.map((path) => `duplicate field "${path}"`),
     ...unknown.map((path) => `unknown field "${path}"`),
