@@ -115,8 +115,6 @@ export function withPatch(list: JsonSchema, patch: PatchMeta): JsonSchema {
 }
 
 export const quantityMap: JsonSchema = mapOf(quantity);
-export const stringMapSchema: JsonSchema = stringMap;
-export const stringListSchema: JsonSchema = stringList;
 
 /** core/v1 LocalObjectReference (also inlined into the key selectors and env sources). */
 export const localObjectReferenceFields = { name: str } as const satisfies Record<string, JsonSchema>;
@@ -141,9 +139,12 @@ export const condition: JsonSchema = object({
 }, 'Condition contains details for one aspect of the current state of this API Resource.',
 ['type', 'status', 'lastTransitionTime', 'reason', 'message']);
 
-const ownerReference = object({
-  apiVersion: str, kind: str, name: str, uid: str, controller: bool, blockOwnerDeletion: bool,
-});
+const ownerReference: JsonSchema = {
+  ...object({
+    apiVersion: str, kind: str, name: str, uid: str, controller: bool, blockOwnerDeletion: bool,
+  }, 'OwnerReference contains enough information to let you identify an owning object.', ['apiVersion', 'kind', 'name', 'uid']),
+  'x-kubernetes-map-type': 'atomic',
+};
 
 const managedFieldsEntry = object({
   manager: str, operation: str, apiVersion: str, time: nullableTime, fieldsType: str,
@@ -154,8 +155,14 @@ export const objectMetaSchema: JsonSchema = object({
   name: str, generateName: str, namespace: str, selfLink: str, uid: str, resourceVersion: str,
   generation: int, creationTimestamp: nullableTime, deletionTimestamp: nullableTime,
   deletionGracePeriodSeconds: int, labels: stringMap, annotations: stringMap,
-  ownerReferences: { type: 'array', items: ownerReference }, finalizers: stringList,
-  managedFields: { type: 'array', items: managedFieldsEntry },
+  // kube's list extensions: kubectl apply then deletes a dropped finalizer or owner reference
+  // with $deleteFromPrimitiveList / $patch: delete, which api/patch/merge-patch.ts honours.
+  ownerReferences: {
+    type: 'array', items: ownerReference, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['uid'],
+    'x-kubernetes-patch-merge-key': 'uid', 'x-kubernetes-patch-strategy': 'merge',
+  },
+  finalizers: { type: 'array', items: str, 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' },
+  managedFields: { type: 'array', items: managedFieldsEntry, 'x-kubernetes-list-type': 'atomic' },
 }, 'Standard object metadata.');
 
 export function kindSchema(properties: Record<string, JsonSchema>, description: string, requiredFields?: readonly string[]): JsonSchema {

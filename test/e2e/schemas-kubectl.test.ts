@@ -3,7 +3,7 @@
 // --validate=strict` of a pod with a typo deep inside is refused naming the field (and
 // --validate=warn stores it with kube's warning), a realistic manifest applies cleanly, and a
 // re-apply that drops a list entry removes it (kubectl builds its patch from the published
-// x-kubernetes-patch-merge-key).
+// x-kubernetes-patch-merge-key; a dropped finalizer likewise).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startServer } from '../support/deployments.ts';
@@ -65,6 +65,8 @@ describe('kubectl with the complete workload schemas', () => {
     expect(stdout).toContain('HTTPGetAction describes an action based on HTTP Get requests.');
     for (const field of ['host', 'httpHeaders', 'path', 'port', 'scheme']) expect(stdout).toMatch(new RegExp(`^\\s+${field}\\s`, 'm'));
     expect(stdout).toMatch(/^\s+port\s+<.*>\s+-required-/m);
+    const limits = await ok(['explain', 'pod.spec.containers.resources.limits']);
+    expect(limits.stdout).toMatch(/FIELD:\s+limits\s+<map\[string\]/);
     const node = await ok(['explain', 'node.status.declaredFeatures']);
     expect(node.stdout).toMatch(/FIELD:\s+declaredFeatures\s+<\[\]string>/);
   });
@@ -100,5 +102,15 @@ describe('kubectl with the complete workload schemas', () => {
     expect((await ok(['apply', '--validate=strict', '-f', '-'], service([{ name: 'http', port: 80 }]))).stdout).toContain('service/web configured');
     const ports = (await ok(['get', 'service', 'web', '-n', ns, '-o', 'jsonpath={.spec.ports[*].port}'])).stdout;
     expect(ports).toBe('80');
+  });
+
+  it('a re-apply that drops a finalizer removes it (ObjectMeta publishes finalizers as a merged set)', async () => {
+    const configMap = (finalizers: string[]) => JSON.stringify({
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', namespace: ns, finalizers }, data: { a: 'b' },
+    });
+    await ok(['apply', '--validate=strict', '-f', '-'], configMap(['example.com/a', 'example.com/b']));
+    await ok(['apply', '--validate=strict', '-f', '-'], configMap(['example.com/a']));
+    expect((await ok(['get', 'configmap', 'held', '-n', ns, '-o', 'jsonpath={.metadata.finalizers}'])).stdout).toBe('["example.com/a"]');
+    await ok(['patch', 'configmap', 'held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
   });
 });
