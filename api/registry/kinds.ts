@@ -6,9 +6,10 @@ import { coreEventFieldSelectors, coreToEventsV1, coreViewOf, eventsV1FieldSelec
 import { kindSchemas } from './schemas.ts';
 import type { JsonSchema } from './schemas.ts';
 import { workloadKindSchemas } from './schemas-workloads.ts';
+import { rbacKindSchemas } from './schemas-rbac.ts';
 import {
   endpointsCell, eventSummary, formatLabels, nested as path, nodeAddress, nodeInfo, nodeRoles, nodeStatus, podIp, podReadinessGates, podSummary,
-  serviceClusterIp, serviceExternalIp, servicePorts, stringOf,
+  serviceClusterIp, serviceExternalIp, servicePorts, stringOf, bindingSubjects, roleRefCell,
 } from './printers.ts';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
@@ -309,7 +310,32 @@ export const servedKinds: readonly ResourceKind[] = [
     storage: eventsV1Storage,
     schema: workloadKindSchemas.EventsV1Event,
   },
+  ...rbacKinds(),
 ];
+
+/** rbac.authorization.k8s.io/v1: kube's printers (Role/ClusterRole: Name, Created At; bindings: Name, Role, Age; wide: Users, Groups, ServiceAccounts). */
+function rbacKinds(): ResourceKind[] {
+  const createdAt: TableColumn = {
+    name: 'Created At', type: 'date', priority: 0,
+    description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+    cell: (o) => stringOf(path(o, 'metadata', 'creationTimestamp')),
+  };
+  const bindingColumns: readonly TableColumn[] = [
+    nameColumn,
+    { name: 'Role', type: 'string', description: 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.', priority: 0, cell: (o) => roleRefCell(o) },
+    ageColumn,
+    { name: 'Users', type: 'string', description: 'Users in the roleBinding', priority: 1, cell: (o) => bindingSubjects(o, 'User') },
+    { name: 'Groups', type: 'string', description: 'Groups in the roleBinding', priority: 1, cell: (o) => bindingSubjects(o, 'Group') },
+    { name: 'ServiceAccounts', type: 'string', description: 'ServiceAccounts in the roleBinding', priority: 1, cell: (o) => bindingSubjects(o, 'ServiceAccount') },
+  ];
+  const common = { group: 'rbac.authorization.k8s.io', version: 'v1', shortNames: [], categories: [], verbs: standardVerbs, nameRule: 'pathSegment', tableLayout: 'columnsOnly' } as const;
+  return [
+    { ...common, resource: 'clusterrolebindings', singular: 'clusterrolebinding', kind: 'ClusterRoleBinding', namespaced: false, columns: bindingColumns, schema: rbacKindSchemas.ClusterRoleBinding },
+    { ...common, resource: 'clusterroles', singular: 'clusterrole', kind: 'ClusterRole', namespaced: false, columns: [nameColumn, createdAt], schema: rbacKindSchemas.ClusterRole },
+    { ...common, resource: 'rolebindings', singular: 'rolebinding', kind: 'RoleBinding', namespaced: true, columns: bindingColumns, schema: rbacKindSchemas.RoleBinding },
+    { ...common, resource: 'roles', singular: 'role', kind: 'Role', namespaced: true, columns: [nameColumn, createdAt], schema: rbacKindSchemas.Role },
+  ];
+}
 
 /** Group versions served, in discovery order (core first). */
 export function servedGroups(): { group: string; versions: string[] }[] {

@@ -263,3 +263,22 @@ export function eventSummary(event: Fields, since: (timestamp: unknown) => strin
     source: host === '' ? component : `${component}, ${host}`,
   };
 }
+
+/** kube's RoleBinding/ClusterRoleBinding Role column: `<roleRef.kind>/<roleRef.name>`. */
+export function roleRefCell(object: Fields): string {
+  return `${stringOf(nested(object, 'roleRef', 'kind'))}/${stringOf(nested(object, 'roleRef', 'name'))}`;
+}
+
+/** kube's SubjectsStrings for the wide binding columns: users, groups, or service accounts (`ns/name`), joined with ", ". */
+export function bindingSubjects(object: Fields, kind: 'User' | 'Group' | 'ServiceAccount'): string {
+  const subjects = nested(object, 'subjects');
+  if (!Array.isArray(subjects)) return '';
+  return subjects
+    .filter((subject): subject is Fields => subject !== null && typeof subject === 'object' && (subject as Fields)['kind'] === kind)
+    .map((subject) => {
+      const name = stringOf(subject['name']);
+      const namespace = stringOf(subject['namespace']);
+      return kind === 'ServiceAccount' && namespace !== '' ? `${namespace}/${name}` : name;
+    })
+    .join(', ');
+}

@@ -6,6 +6,7 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import { invalidValue } from './validation.ts';
 import { bootstrapTokenCauses } from '../bootstrap-token-validation.ts';
+import { rbacStrategies } from './strategy-rbac.ts';
 import { coreEventStrategy, endpointsStrategy, eventsV1Strategy, nodeStrategy, podStrategy, serviceStrategy } from './strategy-workloads.ts';
 
 export interface Strategy {
@@ -131,6 +132,7 @@ const strategies: Readonly<Record<string, Strategy>> = {
   '/Endpoints': endpointsStrategy,
   '/Event': coreEventStrategy,
   'events.k8s.io/Event': eventsV1Strategy,
+  ...rbacStrategies,
 };
 
 export function strategyFor(group: string, kind: string): Strategy {
