@@ -1,7 +1,8 @@
 // Owns: validation of request objects. Type structure against the kind's JSON schema (ajv):
 // a wrong type is a decode error (400, as kube-apiserver's JSON decoder reports it), unknown
 // fields are dropped and reported per the fieldValidation level (Strict → 400, Warn → Warning
-// headers, Ignore → silent). Field rules shared by every kind (names, labels, finalizers)
+// headers, Ignore → silent), in document order; a known field set to null is absent, as Go
+// decodes it. Field rules shared by every kind (names, labels, finalizers)
 // produce 422 causes in kube-apiserver's wording.
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -9,6 +10,7 @@ import type { KubeObject } from '../../actors/index.ts';
 import { badRequest } from '../status.ts';
 import type { StatusCause } from '../status.ts';
 import type { NameRule, ResourceKind } from './kinds.ts';
+import type { JsonSchema } from './schemas.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -107,11 +109,37 @@ function inDocumentOrder(document: unknown, paths: readonly string[]): string[] 
   return [...paths].sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
 }
 
+function admitsNull(schema: JsonSchema): boolean {
+  return Array.isArray(schema.type) && (schema.type as string[]).includes('null');
+}
+
+/**
+ * Drops the known fields whose value is JSON null where the schema admits no null: Go's decoder
+ * leaves such a field at its zero value (absent), so kube accepts `affinity: null` or
+ * `securityContext: {seLinuxOptions: null}` (YAML's empty value) even under Strict. Nullable
+ * fields (metav1.Time: `lastProbeTime: null`) keep their null; map entries and unknown fields
+ * are left to the schema check.
+ */
+function dropNulls(value: unknown, schema: JsonSchema | undefined): void {
+  if (schema === undefined || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    if (schema.items !== undefined) for (const item of value) dropNulls(item, schema.items);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  for (const [key, child] of Object.entries(record)) {
+    const property = schema.properties?.[key];
+    if (child === null && property !== undefined && !admitsNull(property)) delete record[key];
+    else dropNulls(child, property ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined));
+  }
+}
+
 /**
  * Checks types and handles unknown fields in place (they are removed). Returns the warnings to
  * send (Warn level). Throws 400 for a type error or, under Strict, for unknown fields.
  */
 export function validateStructure(kind: ResourceKind, object: KubeObject, checks: FieldChecks): string[] {
+  dropNulls(object, kind.schema);
   const validate = validatorFor(kind);
   const valid = validate(object);
   const errors = valid ? [] : validate.errors ?? [];

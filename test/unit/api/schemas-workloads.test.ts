@@ -202,6 +202,24 @@ describe('fieldValidation at any depth', () => {
     expect(response.json().message).toBe('strict decoding error: unknown field "status.containerStatuses[0].state.running.pid"');
   });
 
+  it('a known field set to null is absent, as Go decodes it (also under Strict); a nullable time keeps its null', async () => {
+    const response = await harness.request('POST', `${pods}?fieldValidation=Strict`, pod('p', {
+      affinity: null, nodeSelector: null, tolerations: null,
+      containers: [{ name: 'web', image: 'nginx', resources: { limits: null }, securityContext: { seLinuxOptions: null, runAsUser: 1 }, livenessProbe: { httpGet: { path: '/', port: 80, httpHeaders: null } } }],
+    }));
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.headers['warning']).toBeUndefined();
+    const created = response.json();
+    expect(created.spec.affinity).toBeUndefined();
+    expect(created.spec.containers[0].securityContext).toEqual({ runAsUser: 1 });
+    expect(created.spec.containers[0].livenessProbe.httpGet).toEqual({ path: '/', port: 80 });
+    const status = await harness.request('PUT', `${pods}/p/status?fieldValidation=Strict`, {
+      ...created, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, reason: null }] },
+    });
+    expect(status.statusCode, status.body).toBe(200);
+    expect(status.json().status.conditions).toEqual([{ type: 'PodScheduled', status: 'False', lastProbeTime: null }]);
+  });
+
   it.each([
     ['a string for an int32', { livenessProbe: { periodSeconds: 'ten' } }, 'spec.containers[0].livenessProbe.periodSeconds'],
     ['an object for a string', { securityContext: { seccompProfile: { type: { name: 'x' } } } }, 'spec.containers[0].securityContext.seccompProfile.type'],
