@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startServer } from '../support/deployments.ts';
 import type { Target } from '../support/deployments.ts';
-import { describeResult, Kubectl } from '../support/kubectl.ts';
+import { describeResult, Kubectl, versionedKubectls } from '../support/kubectl.ts';
 import type { KubectlResult } from '../support/kubectl.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
@@ -113,4 +113,24 @@ describe('kubectl with the complete workload schemas', () => {
     expect((await ok(['get', 'configmap', 'held', '-n', ns, '-o', 'jsonpath={.metadata.finalizers}'])).stdout).toBe('["example.com/a"]');
     await ok(['patch', 'configmap', 'held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
   });
+});
+
+describe('older and newer kubectl releases with the deep schemas', () => {
+  // 1.27 and 1.28 also read OpenAPI v2 as protobuf; every release explains and delegates strict validation.
+  for (const versioned of versionedKubectls(['1.27', '1.28', '1.29', '1.30', '1.31', '1.32', '1.33'])) {
+    if (!versioned.present) {
+      it.skip(`kubectl ${versioned.version}: skipped because ${versioned.path} is not on this machine`, () => undefined);
+      continue;
+    }
+    it(`kubectl ${versioned.version}: explain a probe's httpGet; apply --validate=strict refuses a deep typo`, async () => {
+      const versionedKubectl = new Kubectl({ kubeconfig: target!.kubeconfig, binary: versioned.path, cacheDir: path.join(dir!.path, `kube-cache-${versioned.version}`) });
+      const explain = await versionedKubectl.run(['explain', 'pod.spec.containers.livenessProbe.httpGet']);
+      expect(explain.code, describeResult(['explain'], explain)).toBe(0);
+      expect(explain.stdout).toMatch(/^\s+port\s/m);
+      const name = `typo-${versioned.version.replace('.', '-')}`;
+      const refused = await versionedKubectl.run(['apply', '--validate=strict', '-f', '-'], { input: podManifest(name, { tcpSocket: { prot: 80 } }) });
+      expect(refused.code, describeResult(['apply', '--validate=strict'], refused)).not.toBe(0);
+      expect(refused.stderr).toContain('unknown field "spec.containers[0].livenessProbe.tcpSocket.prot"');
+    });
+  }
 });
