@@ -3,7 +3,8 @@
 // authorizer: each answers allow, deny or noOpinion; the first allow or deny is final; if all
 // have no opinion the request is denied with kube's 403 Status wording
 // (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go).
-// Today the chain holds the system:masters authorizer; RBAC plugs in here later.
+// The chain is built from --authorization-mode (rbac-authorizer.ts authorizersFor): the
+// system:masters authorizer first, then RBAC (the default), AlwaysAllow or AlwaysDeny.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { UserInfo } from './authn.ts';

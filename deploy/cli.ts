@@ -11,8 +11,8 @@ import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
 import { checkAdvertiseAddress } from './advertise-address.ts';
 import { parseControllersFlag } from '../actors/controllers/index.ts';
-import { parseFeatureGates } from '../api/index.ts';
-import type { FeatureGates } from '../api/index.ts';
+import { authorizationModeDefault, parseAuthorizationModes, parseFeatureGates } from '../api/index.ts';
+import type { AuthorizationMode, FeatureGates } from '../api/index.ts';
 import type { EventsReplicas } from './event-stream/index.ts';
 
 const usage = `Usage: kstore <command> [flags]
@@ -39,10 +39,14 @@ Flags for server:
                           accept bootstrap tokens: 'Authorization: Bearer <id>.<secret>' of a
                           bootstrap.kubernetes.io/token Secret kube-system/bootstrap-token-<id>
                           authenticates as system:bootstrap:<id> (groups system:bootstrappers,
-                          its auth-extra-groups); such users may read discovery (/api, /apis, /version)
+                          its auth-extra-groups); RBAC decides what they may do (by default:
+                          discovery, as any authenticated user)
+  --authorization-mode <list>
+                          authorizers in order, as kube-apiserver's flag: RBAC (default),
+                          AlwaysAllow, AlwaysDeny (tests only); system:masters always may do anything
   --controllers <list>    leader-only controllers, as kube-controller-manager's flag: '*' (the
                           default set: namespace, garbagecollector, serviceaccount,
-                          root-ca-cert-publisher, podgc), 'name' enables, '-name'
+                          root-ca-cert-publisher, podgc, clusterrole-aggregation), 'name' enables, '-name'
                           disables; tokencleaner and bootstrapsigner are off unless named, e.g.
                           --controllers '*,tokencleaner,bootstrapsigner' (default '*'); expired
                           bootstrap tokens are always marked expired, tokencleaner deletes them
@@ -85,6 +89,8 @@ Flags for api:
   --enable-bootstrap-token-auth
                           accept bootstrap tokens, as for server
   --feature-gates <list>  alpha features, as for server
+  --authorization-mode <list>
+                          authorizers in order, as for server (default RBAC)
   --watch-bookmark-interval <d>
                           BOOKMARK period of watches that allow them, as for server (default 1m)
   -h, --help              show this help
@@ -105,6 +111,8 @@ export interface ServerFlags {
   readonly controllers: readonly string[];
   /** --watch-bookmark-interval in ms. */
   readonly bookmarkIntervalMs: number;
+  /** --authorization-mode, parsed (default RBAC). */
+  readonly authorizationModes: readonly AuthorizationMode[];
 }
 
 function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
@@ -119,6 +127,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
       'enable-bootstrap-token-auth': { type: 'boolean', default: false },
       'feature-gates': { type: 'string' },
       controllers: { type: 'string', default: '*' },
+      'authorization-mode': { type: 'string', default: authorizationModeDefault },
       'watch-bookmark-interval': { type: 'string', default: '1m' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -134,6 +143,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
     enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'], controllers: parseControllersFlag(values.controllers),
     featureGates: parseFeatureGates(values['feature-gates']),
     bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']),
+    authorizationModes: parseAuthorizationModes(values['authorization-mode']),
   };
 }
 

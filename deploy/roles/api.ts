@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
-import { bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, discoveryAuthorizer, parseFeatureGates, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import { authorizationModeDefault, authorizersFor, bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, parseAuthorizationModes, parseFeatureGates, StoreClient } from '../../api/index.ts';
+import type { AuthorizationMode } from '../../api/index.ts';
 import type { FeatureGates } from '../../api/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { EventStreamReader, parseDuration } from '../event-stream/index.ts';
@@ -16,6 +17,7 @@ import { ReplicaAnnouncer } from '../replica-announcer.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
 import { keepKubernetesService } from '../kubernetes-service.ts';
+import { keepRbacBootstrap } from '../rbac-bootstrap.ts';
 import { advertiseAddress, checkAdvertiseAddress } from '../advertise-address.ts';
 import { StoreClient as NatsStoreClient } from '../store-client.ts';
 import { untilStopSignal } from './stop-signal.ts';
@@ -40,6 +42,8 @@ export interface ApiFlags {
   readonly featureGates?: FeatureGates;
   /** --watch-bookmark-interval in ms. */
   readonly bookmarkIntervalMs?: number;
+  /** --authorization-mode, parsed (default RBAC). */
+  readonly authorizationModes?: readonly AuthorizationMode[];
 }
 
 /** Parses `kstore api` flags; undefined for --help. */
@@ -50,7 +54,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
       nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' }, 'advertise-address': { type: 'string' },
       cluster: { type: 'string', default: 'kstore' }, group: { type: 'string', default: 'main' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'client-ca-file': { type: 'string' },
-      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, 'feature-gates': { type: 'string' }, 'watch-bookmark-interval': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, 'feature-gates': { type: 'string' }, 'authorization-mode': { type: 'string' }, 'watch-bookmark-interval': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help === true) return undefined;
@@ -74,6 +78,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
     tlsCertFile: cert, tlsPrivateKeyFile: key, clientCaFile: ca, ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
     ...(values.name === undefined || values.name === '' ? {} : { name: values.name }), enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
     featureGates: parseFeatureGates(values['feature-gates']),
+    authorizationModes: parseAuthorizationModes(values['authorization-mode'] ?? authorizationModeDefault),
     ...(values['watch-bookmark-interval'] === undefined ? {} : { bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']) }),
   };
 }
@@ -132,7 +137,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     store: client,
     tls: { key, cert, clientCa },
     authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth === true ? [bootstrapTokenAuthenticator(client)] : [])],
-    authorizers: [systemMastersAuthorizer, ...(flags.enableBootstrapTokenAuth === true ? [discoveryAuthorizer] : [])],
+    authorizers: authorizersFor(flags.authorizationModes ?? parseAuthorizationModes(authorizationModeDefault), client),
     ...(flags.featureGates === undefined ? {} : { featureGates: flags.featureGates }),
     ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),
     ...(flags.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: flags.bookmarkIntervalMs }),
@@ -158,9 +163,11 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   url = `https://${urlHost(connectHost)}:${port}`;
   announcer.start();
   const kubernetesService = keepKubernetesService(client, Number(port), log, () => announcer.apiServerEndpoints());
+  const rbacBootstrap = keepRbacBootstrap(client, log);
   process.stdout.write(`kstore api ready: serving ${url} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
   await untilStopSignal();
   kubernetesService.stop();
+  rbacBootstrap.stop();
   announcer.stop();
   clearInterval(lagTimer);
   await raftStatus.stop();

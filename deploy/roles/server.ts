@@ -2,7 +2,7 @@
 // the single-member store, the API tier over HTTPS, the system namespaces that exist from the
 // first start, and graceful shutdown on SIGTERM/SIGINT. Wiring only: no logic of its own.
 import path from 'node:path';
-import { bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, discoveryAuthorizer, formatTime, StoreClient, systemMastersAuthorizer } from '../../api/index.ts';
+import { authorizersFor, bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, formatTime, StoreClient } from '../../api/index.ts';
 import type { ServerFlags } from '../cli.ts';
 import { createControllers } from '../../actors/controllers/index.ts';
 import type { ControllerContext } from '../../actors/controllers/index.ts';
@@ -14,6 +14,7 @@ import { advertiseAddress } from '../advertise-address.ts';
 import { untilStopSignal } from './stop-signal.ts';
 import { ensureKubernetesService, keepKubernetesService } from '../kubernetes-service.ts';
 import { ensureSystemNamespaces } from '../system-namespaces.ts';
+import { ensureRbacBootstrap, keepRbacBootstrap } from '../rbac-bootstrap.ts';
 
 const leaderWaitMs = 10_000;
 
@@ -52,7 +53,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     },
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
     authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(client)] : [])],
-    authorizers: [systemMastersAuthorizer, ...(flags.enableBootstrapTokenAuth ? [discoveryAuthorizer] : [])],
+    authorizers: authorizersFor(flags.authorizationModes, client),
     featureGates: flags.featureGates,
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     gauges: [
@@ -75,6 +76,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
       } },
     ],
   });
+  // kube's rbac/bootstrap-roles post-start hook; done before serving, so the default policy is there for the first request.
+  await ensureRbacBootstrap(client);
   const address = await app.listen({ port: flags.port, host: flags.bindAddress });
   const port = new URL(address).port;
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
@@ -84,11 +87,13 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const logLine = (message: string): void => { process.stderr.write(`${JSON.stringify({ message })}\n`); };
   if (advertised === undefined) logLine('kubernetes Endpoints: serving on loopback only, so no address is advertised (set --advertise-address or --bind-address)');
   const kubernetesService = keepKubernetesService(client, Number(port), logLine, () => (advertised === undefined ? [] : [{ ip: advertised, port: Number(port) }]));
+  const rbacBootstrap = keepRbacBootstrap(client, logLine);
   const kubeconfig = await writeAdminKubeconfig(dataDir, serverUrl, pki);
   process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
   process.stdout.write(`kstore ready: serving https://${urlHost(connectHost)}:${port} (data dir ${dataDir}, revision ${client.currentRevision()})\n`);
   await untilStopSignal();
   kubernetesService.stop();
+  rbacBootstrap.stop();
   for (const controller of controllers) await controller.stop();
   await app.close();
   await store.close();
