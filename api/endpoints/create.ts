@@ -1,5 +1,6 @@
 // Owns: the create verb (POST to a collection) and the create half of a PUT to an absent
-// object: decode → validate → server-set fields → generateName → admission that reads the
+// object: decode → validate → server-set fields → generateName → metadata.managedFields (an
+// Update from the kind's zero object, before admission as in kube) → admission that reads the
 // store (ServiceAccount, for pods) → propose, retrying a
 // generated name that collides (kube-apiserver's maxNameGenerationCreateAttempts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,6 +14,8 @@ import { prepareCreate } from './prepare.ts';
 import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
+import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
+import type { WriteIdentity } from '../fieldmanager/managed-fields.ts';
 
 /**
  * 8 attempts give a 1-in-a-million collision budget per prefix at 5 random characters
@@ -24,8 +27,9 @@ const generatedNamePrefixMax = 253 - 5;
 export async function handleCreate(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   if (target.name !== undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
   const query = request.query as Query;
+  const identity = updateIdentity(request, target, 'CreateOptions', context.now());
   const object = readObject(request, target);
-  const created = await createObject(object, target, query, fieldChecks(request, query), context, causeOf(request, context));
+  const created = await createObject(object, target, query, fieldChecks(request, query), context, causeOf(request, context), identity);
   sendWarnings(reply, created.warnings);
   return respond(request, reply, 201, created.object);
 }
@@ -35,8 +39,15 @@ export interface Created {
   readonly warnings: readonly string[];
 }
 
-/** Shared by POST and by PUT of an absent object. */
-export async function createObject(object: KubeObject, target: Target, query: Query, checks: FieldChecks, context: EndpointContext, cause: { readonly at: string; readonly by?: string }): Promise<Created> {
+/**
+ * Shared by POST, by PUT of an absent object and by a server-side apply that creates.
+ * `identity` is the Update's field manager; undefined when the object's managedFields are
+ * already decided (an apply).
+ */
+export async function createObject(
+  object: KubeObject, target: Target, query: Query, checks: FieldChecks, context: EndpointContext,
+  cause: { readonly at: string; readonly by?: string }, identity: WriteIdentity | undefined,
+): Promise<Created> {
   const dryRun = isDryRun(query, 'CreateOptions');
   const generateName = object.metadata.generateName;
   const generated = (object.metadata.name === undefined || object.metadata.name === '') && typeof generateName === 'string' && generateName !== '';
@@ -45,6 +56,7 @@ export async function createObject(object: KubeObject, target: Target, query: Qu
     const candidate = structuredClone(object);
     if (generated) candidate.metadata.name = `${generateName}${context.randomSuffix()}`;
     const warnings = prepareCreate(candidate, target, checks, context);
+    if (identity !== undefined) trackUpdate(undefined, candidate, target, identity);
     if (target.kind.group === '' && target.kind.resource === 'pods') await admitPodServiceAccount(candidate, context.store, context.randomSuffix);
     const name = candidate.metadata.name ?? '';
     if (dryRun) return { object: candidate, warnings };

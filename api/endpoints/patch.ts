@@ -2,7 +2,9 @@
 // patch. The patch is applied to the current object and the result goes through the same
 // validation as an update, proposed with the current resourceVersion as precondition; a
 // conflict with a concurrent writer re-reads and re-applies (kube's GuaranteedUpdate), unless
-// the patch itself named a resourceVersion.
+// the patch itself named a resourceVersion. metadata.managedFields is the field manager's Update
+// from the current object; server-side apply (application/apply-patch+yaml) is
+// api/fieldmanager/apply-handler.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import { applyJsonPatch, JsonPatchError } from '../patch/json-patch.ts';
@@ -15,6 +17,8 @@ import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { readable } from './corrupt.ts';
+import { handleApply, isApplyPatch } from '../fieldmanager/apply-handler.ts';
+import { invalidOptions, trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
 
 /** Re-reads after a concurrent write; kube's GuaranteedUpdate retries without bound, we stop at 5. */
 const patchAttemptsMax = 5;
@@ -28,6 +32,11 @@ export function patchFunction(contentType: string | undefined): (current: JsonVa
   if (mediaType === 'application/merge-patch+json') return applyMergePatch;
   if (mediaType === 'application/strategic-merge-patch+json') return strategicMerge;
   throw unsupportedMediaType(mediaType);
+}
+
+/** ValidatePatchOptions for a non-apply patch: `force` is only for apply (422). */
+export function rejectForce(query: Query): void {
+  if (query['force'] !== undefined) invalidOptions('PatchOptions', [{ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' }]);
 }
 
 /** The PATCH body as JSON (400 when it is not). */
@@ -63,7 +72,10 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
   const query = request.query as Query;
   const qualified = { group: target.kind.group, resource: target.kind.resource };
   if (target.subresource !== undefined) throw notFound({ ...qualified, resource: `${target.kind.resource}/${target.subresource}` }, name);
+  if (isApplyPatch(request.headers['content-type'])) return handleApply(request, reply, target, context);
   const apply = patchFunction(request.headers['content-type']);
+  rejectForce(query);
+  const identity = updateIdentity(request, target, 'PatchOptions', context.now());
   const patch = parsePatch(typeof request.body === 'string' ? request.body : '');
   const key = objectKey(target, name);
   await context.store.readIndex();
@@ -75,6 +87,7 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
     const requestedVersion = object.metadata.resourceVersion;
     const patchNamedVersion = requestedVersion !== current.metadata.resourceVersion;
     const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [] });
+    trackUpdate(current, object, target, identity);
     sendWarnings(reply, warnings);
     if (isDryRun(query, 'PatchOptions')) {
       if (patchNamedVersion) throw conflict(qualified, name, 'the object has been modified; please apply your changes to the latest version and try again');

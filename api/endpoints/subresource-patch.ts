@@ -4,13 +4,17 @@
 // cannot change spec or metadata, as kube's status strategies ensure. Validated like an update
 // and proposed with the read resourceVersion as precondition; a concurrent write re-reads and
 // re-applies, unless the patch itself named a resourceVersion (as the main resource's patch).
+// metadata.managedFields: the field manager's Update with `subresource: status`; a server-side
+// apply to the subresource is api/fieldmanager/apply-handler.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
 import { conflict, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { causeOf, fieldValidationLevel, isDryRun, respond, sendWarnings } from './context.ts';
 import { readable } from './corrupt.ts';
-import { applyPatch, parsePatch, patchFunction } from './patch.ts';
+import { applyPatch, parsePatch, patchFunction, rejectForce } from './patch.ts';
+import { handleApply, isApplyPatch } from '../fieldmanager/apply-handler.ts';
+import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
 import { prepareUpdate } from './prepare.ts';
 import { expectObject } from './results.ts';
 import { checkSubresource, mergeSubresource } from './subresource.ts';
@@ -23,7 +27,10 @@ export async function handleSubresourcePatch(request: FastifyRequest, reply: Fas
   const name = target.name!;
   const subresource = checkSubresource(target, 'patch');
   const query = request.query as Query;
+  if (isApplyPatch(request.headers['content-type'])) return handleApply(request, reply, target, context, subresource);
   const apply = patchFunction(request.headers['content-type']);
+  rejectForce(query);
+  const identity = updateIdentity(request, target, 'PatchOptions', context.now(), subresource);
   const patch = parsePatch(typeof request.body === 'string' ? request.body : '');
   const qualified = { group: target.kind.group, resource: target.kind.resource };
   const key = objectKey(target, name);
@@ -36,6 +43,7 @@ export async function handleSubresourcePatch(request: FastifyRequest, reply: Fas
     const patchNamedVersion = requestedVersion !== undefined && requestedVersion !== current.metadata.resourceVersion;
     const object = mergeSubresource(subresource, current, patched);
     const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [] }, subresource);
+    trackUpdate(current, object, target, identity);
     sendWarnings(reply, warnings);
     if (isDryRun(query, 'PatchOptions')) {
       if (patchNamedVersion) throw conflict(qualified, name, 'the object has been modified; please apply your changes to the latest version and try again');

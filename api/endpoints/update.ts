@@ -1,6 +1,7 @@
 // Owns: the update verb (PUT to an item). The body's metadata.resourceVersion, when set, is a
 // precondition checked inside apply (so the check and the write are one atomic step); a PUT of
-// an absent object creates it.
+// an absent object creates it. metadata.managedFields is the field manager's Update from the
+// stored object (api/fieldmanager).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Preconditions } from '../../actors/index.ts';
 import { badRequest, conflict, methodNotAllowed, notFound } from '../status.ts';
@@ -13,12 +14,14 @@ import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { readable } from './corrupt.ts';
+import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
 
 export async function handleUpdate(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const name = target.name;
   if (name === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
   const subresource = target.subresource === undefined ? undefined : checkSubresource(target, 'update');
   const query = request.query as Query;
+  const identity = updateIdentity(request, target, 'UpdateOptions', context.now(), subresource);
   let object = readObject(request, target);
   if (object.metadata.name !== name) {
     throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
@@ -31,13 +34,14 @@ export async function handleUpdate(request: FastifyRequest, reply: FastifyReply,
     object = mergeSubresource(subresource, old, object);
   }
   if (!old) {
-    const created = await createObject(object, target, query, fieldChecks(request, query), context, causeOf(request, context));
+    const created = await createObject(object, target, query, fieldChecks(request, query), context, causeOf(request, context), identity);
     sendWarnings(reply, created.warnings);
     return respond(request, reply, 201, created.object);
   }
   const requestedVersion = object.metadata.resourceVersion;
   const requestedUid = object.metadata.uid;
   const warnings = prepareUpdate(object, old, target, fieldChecks(request, query), subresource);
+  trackUpdate(old, object, target, identity);
   const preconditions: Preconditions = {
     ...(requestedVersion ? { resourceVersion: requestedVersion } : {}),
     ...(requestedUid ? { uid: requestedUid } : {}),

@@ -1,0 +1,51 @@
+// Owns: what a write request tells the field manager — the manager (the fieldManager query
+// parameter, validated as kube's ValidateFieldManager, else the User-Agent's prefix), the
+// request's apiVersion and subresource, the write's time — and the per-kind ownership scope
+// (schema, whether status is a subresource) and zero object the managedFields functions take.
+import type { FastifyRequest } from 'fastify';
+import type { KubeObject } from '../../actors/index.ts';
+import { apiVersionOf } from '../registry/kinds.ts';
+import { invalid } from '../status.ts';
+import type { StatusCause } from '../status.ts';
+import type { Query } from '../endpoints/context.ts';
+import { formatTime, queryString } from '../endpoints/context.ts';
+import type { Target } from '../endpoints/target.ts';
+import { fieldManagerProblems, managerFromUserAgent, updateManagedFields } from './managed-fields.ts';
+import type { OwnershipScope, WriteIdentity } from './managed-fields.ts';
+import { zeroObject } from './typed.ts';
+
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+/** 422 `<Kind>Options.meta.k8s.io "" is invalid: …` for these causes (kube's option validation). */
+export function invalidOptions(optionsKind: OptionsKind, causes: readonly StatusCause[]): never {
+  throw invalid('meta.k8s.io', optionsKind, '', causes);
+}
+
+/** The fieldManager query parameter ('' when absent); 422 when it is too long or unprintable. */
+export function requestedFieldManager(query: Query, optionsKind: OptionsKind): string {
+  const fieldManager = queryString(query, 'fieldManager') ?? '';
+  const problems = fieldManagerProblems(fieldManager);
+  if (problems.length > 0) invalidOptions(optionsKind, problems);
+  return fieldManager;
+}
+
+/** The identity of a non-apply write: the fieldManager parameter, else the User-Agent's prefix (managerOrUserAgent). */
+export function updateIdentity(request: FastifyRequest, target: Target, optionsKind: OptionsKind, now: Date, subresource = ''): WriteIdentity {
+  const fieldManager = requestedFieldManager(request.query as Query, optionsKind);
+  const manager = fieldManager !== '' ? fieldManager : managerFromUserAgent(request.headers['user-agent']);
+  return { manager, apiVersion: apiVersionOf(target.kind), subresource, time: formatTime(now) };
+}
+
+export function ownershipScope(target: Target): OwnershipScope {
+  return { schema: target.kind.schema, hasStatus: (target.kind.subresources ?? []).some((subresource) => subresource.name === 'status') };
+}
+
+/** The kind's zero object (what kube's `New()` gives): the live side of a create. */
+export function zeroOf(target: Target): KubeObject {
+  return zeroObject(target.kind.schema, apiVersionOf(target.kind), target.kind.kind) as unknown as KubeObject;
+}
+
+/** Sets `next.metadata.managedFields` for an Update from `live` (undefined: a create). */
+export function trackUpdate(live: KubeObject | undefined, next: KubeObject, target: Target, identity: WriteIdentity): void {
+  updateManagedFields(live ?? zeroOf(target), next, identity, ownershipScope(target));
+}
