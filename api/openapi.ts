@@ -50,11 +50,33 @@ function gvkOf(kind: Pick<ResourceKind, 'group' | 'version' | 'kind'>, suffix = 
 }
 
 /**
+ * The named types met while converting a kind's schema (JsonSchema.definition): each becomes a
+ * definition of its own, referred to where it is used, as kube's documents do (kubectl explain
+ * then prints `<[]Container>`, `<Probe>`, `<Quantity>`).
+ */
+type NamedDefinitions = Map<string, OpenApiObject>;
+
+/** A use of a named definition: a plain $ref (v2) or an allOf of it (v3, as kube writes it). */
+function definitionReference(flavor: OpenApiFlavor, name: string): OpenApiObject {
+  return flavor === 'v2' ? reference(flavor, name) : { allOf: [reference(flavor, name)] };
+}
+
+function childSchema(schema: JsonSchema, flavor: OpenApiFlavor, named: NamedDefinitions | undefined): OpenApiObject {
+  const name = schema.definition;
+  if (named === undefined || name === undefined) return toOpenApiSchema(schema, flavor, named);
+  const converted = toOpenApiSchema({ ...schema, definition: undefined }, flavor, named);
+  const known = named.get(name);
+  if (known === undefined) named.set(name, converted);
+  else if (JSON.stringify(known) !== JSON.stringify(converted)) throw new Error(`two different schemas are named ${name}`);
+  return definitionReference(flavor, name);
+}
+
+/**
  * Converts one ajv schema node to OpenAPI: nullable types, kube's date-time format, no `false`
  * additionalProperties, IntOrString and Quantity as kube publishes them, the required fields and
- * x-kubernetes-* list extensions.
+ * x-kubernetes-* list extensions. With `named`, nested named types become references, collected there.
  */
-export function toOpenApiSchema(schema: JsonSchema, flavor: OpenApiFlavor): OpenApiObject {
+export function toOpenApiSchema(schema: JsonSchema, flavor: OpenApiFlavor, named?: NamedDefinitions): OpenApiObject {
   const result: OpenApiObject = {};
   if (schema.description !== undefined) result['description'] = schema.description;
   const types = Array.isArray(schema.type) ? schema.type as string[] : undefined;
@@ -73,13 +95,13 @@ export function toOpenApiSchema(schema: JsonSchema, flavor: OpenApiFlavor): Open
     result['type'] = schema.type;
   }
   if (schema.format !== undefined) result['format'] = schema.format === 'date-time-or-empty' ? 'date-time' : schema.format;
-  if (schema.items !== undefined) result['items'] = toOpenApiSchema(schema.items, flavor);
+  if (schema.items !== undefined) result['items'] = childSchema(schema.items, flavor, named);
   if (schema.properties !== undefined) {
     result['properties'] = Object.fromEntries(Object.entries(schema.properties)
-      .map(([name, property]) => [name, toOpenApiSchema(property, flavor)]));
+      .map(([name, property]) => [name, childSchema(property, flavor, named)]));
   }
   if (typeof schema.additionalProperties === 'object') {
-    result['additionalProperties'] = toOpenApiSchema(schema.additionalProperties, flavor);
+    result['additionalProperties'] = childSchema(schema.additionalProperties, flavor, named);
   }
   const required = schema.required ?? schema.requiredFields;
   if (required !== undefined) result['required'] = [...required];
@@ -97,8 +119,8 @@ function referenceProperty(flavor: OpenApiFlavor, name: string, description: str
     : { allOf: [reference(flavor, name)], default: {}, description };
 }
 
-function kindDefinition(kind: ResourceKind, flavor: OpenApiFlavor): OpenApiObject {
-  const converted = toOpenApiSchema(kind.schema, flavor);
+function kindDefinition(kind: ResourceKind, flavor: OpenApiFlavor, named: NamedDefinitions): OpenApiObject {
+  const converted = toOpenApiSchema(kind.schema, flavor, named);
   const properties = { ...(converted['properties'] as OpenApiObject | undefined) };
   properties['metadata'] = referenceProperty(flavor, objectMetaName, 'Standard object\'s metadata.');
   return { ...converted, properties, 'x-kubernetes-group-version-kind': [gvkOf(kind)] };
@@ -119,11 +141,11 @@ function listDefinition(kind: ResourceKind, flavor: OpenApiFlavor): OpenApiObjec
   };
 }
 
-function sharedDefinitions(kinds: readonly ResourceKind[], flavor: OpenApiFlavor): OpenApiObject {
+function sharedDefinitions(kinds: readonly ResourceKind[], flavor: OpenApiFlavor, named: NamedDefinitions): OpenApiObject {
   const objectMeta = kinds[0]?.schema.properties?.['metadata'];
   const text = { type: 'string' };
   return {
-    [objectMetaName]: objectMeta ? toOpenApiSchema(objectMeta, flavor) : { type: 'object' },
+    [objectMetaName]: objectMeta ? toOpenApiSchema({ ...objectMeta, definition: undefined }, flavor, named) : { type: 'object' },
     [listMetaName]: {
       description: 'ListMeta describes metadata that synthetic resources must have.', type: 'object',
       properties: { continue: text, remainingItemCount: { type: 'integer', format: 'int64' }, resourceVersion: text, selfLink: text },
@@ -150,10 +172,14 @@ function sharedDefinitions(kinds: readonly ResourceKind[], flavor: OpenApiFlavor
 
 /** All definitions for the given kinds: the kinds, their lists and the meta types they refer to. */
 export function definitionsFor(kinds: readonly ResourceKind[], flavor: OpenApiFlavor): OpenApiObject {
-  const definitions: OpenApiObject = sharedDefinitions(kinds, flavor);
+  const named: NamedDefinitions = new Map();
+  const definitions: OpenApiObject = sharedDefinitions(kinds, flavor, named);
   for (const kind of kinds) {
-    definitions[definitionName(kind)] = kindDefinition(kind, flavor);
+    definitions[definitionName(kind)] = kindDefinition(kind, flavor, named);
     definitions[`${definitionName(kind)}List`] = listDefinition(kind, flavor);
+  }
+  for (const [name, definition] of [...named].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!(name in definitions)) definitions[name] = definition;
   }
   return definitions;
 }

@@ -10,8 +10,8 @@
 // strategic merge (api/patch/merge-patch.ts) merges the same way, so a kubectl apply patch built
 // from it is applied as kubectl meant it.
 import {
-  atomicList, boolean as bool, int32, int64, intOrString, labelSelector, localObjectReference,
-  localObjectReferenceFields, mapList, mapOf, object, quantity, quantityMap, setList, string as str, time, withPatch,
+  at, atomicList, boolean as bool, coreV1, int32, int64, intOrString, labelSelector, localObjectReference,
+  localObjectReferenceFields, mapList, mapOf, nameDefinitions, object, quantity, quantityMap, setList, string as str, time, withPatch,
 } from './schemas.ts';
 import type { JsonSchema } from './schemas.ts';
 import { objectFieldSelector, resourceFieldSelector, volumeSchema } from './schemas-volumes.ts';
@@ -284,3 +284,42 @@ export const podStatusSchema: JsonSchema = object({
     lastTransitionTime: time,
   }, 'PodVolumeHealth is the health of one volume of the pod.', ['name']), ['name']),
 }, 'PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane.');
+
+const podSpec = podSpecSchema;
+nameDefinitions(coreV1, {
+  ContainerPort: containerPort, EnvFromSource: envFromSource, ConfigMapEnvSource: at(envFromSource, 'configMapRef'),
+  SecretEnvSource: at(envFromSource, 'secretRef'), EnvVar: envVar, EnvVarSource: at(envVar, 'valueFrom'),
+  ConfigMapKeySelector: at(envVar, 'valueFrom', 'configMapKeyRef'), SecretKeySelector: at(envVar, 'valueFrom', 'secretKeyRef'),
+  FileKeySelector: at(envVar, 'valueFrom', 'fileKeyRef'), ResourceRequirements: resourceRequirements,
+  ResourceClaim: at(resourceRequirements, 'claims'), ContainerResizePolicy: containerResizePolicy,
+  ContainerRestartRule: containerRestartRule, ContainerRestartRuleOnExitCodes: at(containerRestartRule, 'exitCodes'),
+  VolumeMount: volumeMount, VolumeDevice: volumeDevice, ExecAction: execAction, HTTPGetAction: httpGetAction,
+  HTTPHeader: at(httpGetAction, 'httpHeaders'), TCPSocketAction: tcpSocketAction, GRPCAction: probeHandlerFields.grpc, Probe: probe,
+  SleepAction: at(lifecycleHandler, 'sleep'), LifecycleHandler: lifecycleHandler, Lifecycle: lifecycle,
+  SELinuxOptions: seLinuxOptions, WindowsSecurityContextOptions: windowsOptions, SeccompProfile: seccompProfile,
+  AppArmorProfile: appArmorProfile, SecurityContext: securityContext, Capabilities: at(securityContext, 'capabilities'),
+  Container: containerSchema, EphemeralContainer: ephemeralContainerSchema,
+  NodeSelectorRequirement: nodeSelectorRequirement, NodeSelectorTerm: nodeSelectorTerm, PodAffinityTerm: podAffinityTerm,
+  WeightedPodAffinityTerm: weightedPodAffinityTerm, Affinity: affinitySchema, NodeAffinity: at(affinitySchema, 'nodeAffinity'),
+  NodeSelector: at(affinitySchema, 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution'),
+  PreferredSchedulingTerm: at(affinitySchema, 'nodeAffinity', 'preferredDuringSchedulingIgnoredDuringExecution'),
+  PodAffinity: at(affinitySchema, 'podAffinity'), PodAntiAffinity: at(affinitySchema, 'podAntiAffinity'),
+  Toleration: toleration, TopologySpreadConstraint: topologySpreadConstraint, PodSecurityContext: podSecurityContext,
+  Sysctl: at(podSecurityContext, 'sysctls'), PodDNSConfig: podDNSConfig, PodDNSConfigOption: at(podDNSConfig, 'options'),
+  PodSpec: podSpec, HostAlias: at(podSpec, 'hostAliases'), PodReadinessGate: at(podSpec, 'readinessGates'), PodOS: at(podSpec, 'os'),
+  PodSchedulingGate: at(podSpec, 'schedulingGates'), PodResourceClaim: at(podSpec, 'resourceClaims'),
+  PodSchedulingGroup: at(podSpec, 'schedulingGroup'), EvictionResponder: at(podSpec, 'evictionResponders'),
+  ContainerState: containerState, ContainerStateWaiting: at(containerState, 'waiting'), ContainerStateRunning: at(containerState, 'running'),
+  ContainerStateTerminated: at(containerState, 'terminated'), ContainerStatus: containerStatus,
+  VolumeMountStatus: at(containerStatus, 'volumeMounts'), VolumeStatus: at(containerStatus, 'volumeMounts', 'volumeStatus'),
+  ImageVolumeStatus: at(containerStatus, 'volumeMounts', 'volumeStatus', 'image'), ContainerUser: at(containerStatus, 'user'),
+  LinuxContainerUser: at(containerStatus, 'user', 'linux'), ResourceStatus: at(containerStatus, 'allocatedResourcesStatus'),
+  ResourceHealth: at(containerStatus, 'allocatedResourcesStatus', 'resources'), PodCondition: podCondition, PodStatus: podStatusSchema,
+  HostIP: at(podStatusSchema, 'hostIPs'), PodIP: at(podStatusSchema, 'podIPs'), PodResourceClaimStatus: at(podStatusSchema, 'resourceClaimStatuses'),
+  PodExtendedResourceClaimStatus: at(podStatusSchema, 'extendedResourceClaimStatus'),
+  ContainerExtendedResourceRequest: at(podStatusSchema, 'extendedResourceClaimStatus', 'requestMappings'),
+  NodeAllocatableResourceClaimStatus: at(podStatusSchema, 'nodeAllocatableResourceClaimStatuses'),
+  NodeAllocatableMappedResources: at(podStatusSchema, 'nodeAllocatableResourceClaimStatuses', 'mapping'),
+  NodeAllocatableOverheadResources: at(podStatusSchema, 'nodeAllocatableResourceClaimStatuses', 'overhead'),
+  PodVolumeHealth: at(podStatusSchema, 'volumeHealth'), VolumeHealthCondition: at(podStatusSchema, 'volumeHealth', 'healthConditions'),
+});

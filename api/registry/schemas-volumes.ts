@@ -4,8 +4,8 @@
 // kube's field names, types, required fields and list extensions (k8s.io/api core/v1 types.go).
 // Also the selectors volumes share with env (ObjectFieldSelector, ResourceFieldSelector).
 import {
-  atomicList, boolean as bool, int32, int64, labelSelector, localObjectReference, localObjectReferenceFields, mapOf,
-  object, objectMetaSchema, quantity, quantityMap, string as str,
+  at, atomicList, boolean as bool, coreV1, int32, int64, labelSelector, localObjectReference, localObjectReferenceFields, mapOf,
+  nameDefinitions, object, objectMetaSchema, quantity, quantityMap, string as str,
 } from './schemas.ts';
 import type { JsonSchema } from './schemas.ts';
 
@@ -115,3 +115,29 @@ export const volumeSourceFields = {
 
 export const volumeSchema: JsonSchema = object({ name: str, ...volumeSourceFields },
   'Volume represents a named volume in a pod that may be accessed by any container in the pod.', ['name']);
+
+const sources = volumeSourceFields;
+nameDefinitions(coreV1, {
+  ObjectFieldSelector: objectFieldSelector, ResourceFieldSelector: resourceFieldSelector, KeyToPath: keyToPath,
+  DownwardAPIVolumeFile: downwardAPIVolumeFile, PersistentVolumeClaimSpec: persistentVolumeClaimSpec,
+  VolumeResourceRequirements: at(persistentVolumeClaimSpec, 'resources'),
+  TypedLocalObjectReference: at(persistentVolumeClaimSpec, 'dataSource'), TypedObjectReference: at(persistentVolumeClaimSpec, 'dataSourceRef'),
+  HostPathVolumeSource: sources.hostPath, EmptyDirVolumeSource: sources.emptyDir, GCEPersistentDiskVolumeSource: sources.gcePersistentDisk,
+  AWSElasticBlockStoreVolumeSource: sources.awsElasticBlockStore, GitRepoVolumeSource: sources.gitRepo, SecretVolumeSource: sources.secret,
+  NFSVolumeSource: sources.nfs, ISCSIVolumeSource: sources.iscsi, GlusterfsVolumeSource: sources.glusterfs,
+  PersistentVolumeClaimVolumeSource: sources.persistentVolumeClaim, RBDVolumeSource: sources.rbd, FlexVolumeSource: sources.flexVolume,
+  CinderVolumeSource: sources.cinder, CephFSVolumeSource: sources.cephfs, FlockerVolumeSource: sources.flocker,
+  DownwardAPIVolumeSource: sources.downwardAPI, FCVolumeSource: sources.fc, AzureFileVolumeSource: sources.azureFile,
+  ConfigMapVolumeSource: sources.configMap, VsphereVirtualDiskVolumeSource: sources.vsphereVolume, QuobyteVolumeSource: sources.quobyte,
+  AzureDiskVolumeSource: sources.azureDisk, PhotonPersistentDiskVolumeSource: sources.photonPersistentDisk,
+  ProjectedVolumeSource: sources.projected, PortworxVolumeSource: sources.portworxVolume, ScaleIOVolumeSource: sources.scaleIO,
+  StorageOSVolumeSource: sources.storageos, CSIVolumeSource: sources.csi, EphemeralVolumeSource: sources.ephemeral,
+  ImageVolumeSource: sources.image,
+  VolumeProjection: at(sources.projected, 'sources'), SecretProjection: at(sources.projected, 'sources', 'secret'),
+  DownwardAPIProjection: at(sources.projected, 'sources', 'downwardAPI'), ConfigMapProjection: at(sources.projected, 'sources', 'configMap'),
+  ServiceAccountTokenProjection: at(sources.projected, 'sources', 'serviceAccountToken'),
+  ClusterTrustBundleProjection: at(sources.projected, 'sources', 'clusterTrustBundle'),
+  PodCertificateProjection: at(sources.projected, 'sources', 'podCertificate'),
+  PersistentVolumeClaimTemplate: at(sources.ephemeral, 'volumeClaimTemplate'),
+  Volume: volumeSchema,
+});

@@ -6,8 +6,8 @@
 // PodStatus are in ./schemas-pod.ts, volumes in ./schemas-volumes.ts; api/codecs' protobuf
 // tables list the same fields (test/unit/api/schemas-workloads.test.ts keeps the two in step).
 import {
-  atomicList, boolean as bool, condition, eventSource, int32, int64, intOrString, kindSchema, mapList, mapOf, microTime, object,
-  objectReference, quantityMap, setList, string as str, time,
+  at, atomicList, boolean as bool, condition, coreV1, eventSource, int32, int64, intOrString, kindSchema, mapList, mapOf, microTime,
+  nameDefinitions, object, objectReference, quantityMap, setList, string as str, time,
 } from './schemas.ts';
 import type { JsonSchema } from './schemas.ts';
 import { podSpecSchema, podStatusSchema } from './schemas-pod.ts';
@@ -116,6 +116,23 @@ const eventsV1EventSchema = kindSchema({
 /** The body of POST pods/<name>/binding. */
 export const bindingSchema: JsonSchema = kindSchema({ target: objectReference },
   'Binding ties one object to another; for example, a pod is bound to a node by a scheduler.', ['target']);
+
+nameDefinitions(coreV1, {
+  NodeConfigSource: nodeConfigSource, ConfigMapNodeConfigSource: at(nodeConfigSource, 'configMap'), NodeSpec: nodeSpecSchema,
+  Taint: at(nodeSpecSchema, 'taints'), NodePodPreemptionPolicy: at(nodeSpecSchema, 'podPreemptionPolicy'), NodeStatus: nodeStatusSchema,
+  NodeCondition: at(nodeStatusSchema, 'conditions'), NodeAddress: at(nodeStatusSchema, 'addresses'),
+  NodeDaemonEndpoints: at(nodeStatusSchema, 'daemonEndpoints'), DaemonEndpoint: at(nodeStatusSchema, 'daemonEndpoints', 'kubeletEndpoint'),
+  NodeSystemInfo: at(nodeStatusSchema, 'nodeInfo'), NodeSwapStatus: at(nodeStatusSchema, 'nodeInfo', 'swap'),
+  ContainerImage: at(nodeStatusSchema, 'images'), AttachedVolume: at(nodeStatusSchema, 'volumesAttached'),
+  NodeConfigStatus: at(nodeStatusSchema, 'config'), NodeRuntimeHandler: at(nodeStatusSchema, 'runtimeHandlers'),
+  NodeRuntimeHandlerFeatures: at(nodeStatusSchema, 'runtimeHandlers', 'features'), NodeFeatures: at(nodeStatusSchema, 'features'),
+  ServicePort: servicePort, ServiceSpec: serviceSpecSchema, SessionAffinityConfig: at(serviceSpecSchema, 'sessionAffinityConfig'),
+  ClientIPConfig: at(serviceSpecSchema, 'sessionAffinityConfig', 'clientIP'), ServiceStatus: serviceStatusSchema,
+  LoadBalancerStatus: at(serviceStatusSchema, 'loadBalancer'), LoadBalancerIngress: at(serviceStatusSchema, 'loadBalancer', 'ingress'),
+  PortStatus: at(serviceStatusSchema, 'loadBalancer', 'ingress', 'ports'),
+  EndpointAddress: endpointAddress, EndpointSubset: at(endpointsSchema, 'subsets'), EndpointPort: at(endpointsSchema, 'subsets', 'ports'),
+});
+nameDefinitions('io.k8s.api.events.v1', { EventSeries: at(eventsV1EventSchema, 'series') });
 
 export const workloadKindSchemas = {
   Pod: kindSchema({ spec: podSpecSchema, status: podStatusSchema }, 'Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts.'),

@@ -26,6 +26,11 @@ export interface JsonSchema {
    * is the strategy's 422, as in kube-apiserver.
    */
   requiredFields?: readonly string[];
+  /**
+   * The kube OpenAPI definition this node is (e.g. `io.k8s.api.core.v1.Probe`): the OpenAPI
+   * documents publish it once under that name and refer to it; ajv ignores it.
+   */
+  definition?: string | undefined;
   /** kube's list and map extensions, published as they are in OpenAPI v2 and v3. */
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: readonly string[];
@@ -42,7 +47,9 @@ export const schemaExtensions = [
 ] as const satisfies readonly (keyof JsonSchema)[];
 
 const str: JsonSchema = { type: 'string' };
-const nullableTime: JsonSchema = { type: ['string', 'null'], format: 'date-time-or-empty' };
+const metaV1 = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+/** metav1.Time (RFC 3339, seconds); null and "" decode as the zero time. */
+const nullableTime: JsonSchema = { type: ['string', 'null'], format: 'date-time-or-empty', definition: `${metaV1}.Time` };
 const int: JsonSchema = { type: 'integer' };
 const bool: JsonSchema = { type: 'boolean' };
 const stringMap: JsonSchema = { type: 'object', additionalProperties: str };
@@ -62,14 +69,34 @@ export const boolean: JsonSchema = bool;
 export const int32: JsonSchema = { type: 'integer', format: 'int32' };
 export const int64: JsonSchema = { type: 'integer', format: 'int64' };
 export const double: JsonSchema = { type: 'number', format: 'double' };
-/** metav1.Time (RFC 3339, seconds); null and "" decode as the zero time. */
-export const time: JsonSchema = { type: ['string', 'null'], format: 'date-time-or-empty' };
+export const time: JsonSchema = nullableTime;
 /** metav1.MicroTime (RFC 3339 with microseconds). */
-export const microTime: JsonSchema = { type: ['string', 'null'], format: 'date-time-or-empty' };
+export const microTime: JsonSchema = { type: ['string', 'null'], format: 'date-time-or-empty', definition: `${metaV1}.MicroTime` };
 /** intstr.IntOrString (targetPort, probe ports, …). */
-export const intOrString: JsonSchema = { type: ['integer', 'string'] };
+export const intOrString: JsonSchema = { type: ['integer', 'string'], definition: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString' };
 /** resource.Quantity: a string (`500m`, `1Gi`) or a number (`2`, `0.5`). */
-export const quantity: JsonSchema = { type: ['number', 'string'] };
+export const quantity: JsonSchema = { type: ['number', 'string'], definition: 'io.k8s.apimachinery.pkg.api.resource.Quantity' };
+
+/**
+ * Names schema nodes as kube's OpenAPI definitions `<prefix>.<Name>` (JsonSchema.definition).
+ * The nodes are shared objects, so every use of one is named at once.
+ */
+export function nameDefinitions(prefix: string, types: Record<string, JsonSchema | undefined>): void {
+  for (const [name, schema] of Object.entries(types)) {
+    if (schema === undefined) throw new Error(`no schema to name ${prefix}.${name}`);
+    schema.definition = `${prefix}.${name}`;
+  }
+}
+
+/** The node under `path` (property names; a list is stepped through to its items). */
+export function at(schema: JsonSchema | undefined, ...path: string[]): JsonSchema | undefined {
+  let node = schema;
+  for (const name of path) {
+    if (node?.type === 'array') node = node.items;
+    node = node?.properties?.[name];
+  }
+  return node?.type === 'array' ? node.items : node;
+}
 
 /** A map with string keys (`map[string]V`); granular unless atomic is asked. */
 export function mapOf(values: JsonSchema, mapType?: 'atomic'): JsonSchema {
@@ -148,8 +175,8 @@ const ownerReference: JsonSchema = {
 
 const managedFieldsEntry = object({
   manager: str, operation: str, apiVersion: str, time: nullableTime, fieldsType: str,
-  fieldsV1: { type: 'object' }, subresource: str,
-});
+  fieldsV1: { type: 'object', definition: `${metaV1}.FieldsV1` }, subresource: str,
+}, 'ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.');
 
 export const objectMetaSchema: JsonSchema = object({
   name: str, generateName: str, namespace: str, selfLink: str, uid: str, resourceVersion: str,
@@ -163,7 +190,7 @@ export const objectMetaSchema: JsonSchema = object({
   },
   finalizers: { type: 'array', items: str, 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' },
   managedFields: { type: 'array', items: managedFieldsEntry, 'x-kubernetes-list-type': 'atomic' },
-}, 'Standard object metadata.');
+}, 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.');
 
 export function kindSchema(properties: Record<string, JsonSchema>, description: string, requiredFields?: readonly string[]): JsonSchema {
   return object({ apiVersion: str, kind: str, metadata: objectMetaSchema, ...properties }, description, requiredFields);
@@ -179,6 +206,13 @@ export const objectReference: JsonSchema = {
 
 /** core/v1 EventSource (core Event source, events.k8s.io deprecatedSource). */
 export const eventSource: JsonSchema = object({ component: str, host: str }, 'EventSource contains information for an event.');
+
+nameDefinitions(metaV1, {
+  ObjectMeta: objectMetaSchema, OwnerReference: ownerReference, ManagedFieldsEntry: managedFieldsEntry,
+  LabelSelector: labelSelector, LabelSelectorRequirement: at(labelSelector, 'matchExpressions'), Condition: condition,
+});
+export const coreV1 = 'io.k8s.api.core.v1';
+nameDefinitions(coreV1, { ObjectReference: objectReference, LocalObjectReference: localObjectReference, EventSource: eventSource });
 
 export const kindSchemas = {
   Namespace: kindSchema({
@@ -215,3 +249,5 @@ export const kindSchemas = {
     }),
   }, 'Lease defines a lease concept.'),
 } as const satisfies Record<string, JsonSchema>;
+
+nameDefinitions(coreV1, { EventSeries: at(kindSchemas.Event, 'series') });

@@ -61,12 +61,16 @@ describe('kubectl with the complete workload schemas', () => {
   it('kubectl explain walks the pod schema down to a probe\'s httpGet', async () => {
     const { stdout } = await ok(['explain', 'pod.spec.containers.livenessProbe.httpGet']);
     expect(stdout).toMatch(/KIND:\s+Pod/);
-    expect(stdout).toMatch(/FIELD:\s+httpGet/);
+    expect(stdout).toMatch(/FIELD:\s+httpGet\s+<HTTPGetAction>/);
     expect(stdout).toContain('HTTPGetAction describes an action based on HTTP Get requests.');
     for (const field of ['host', 'httpHeaders', 'path', 'port', 'scheme']) expect(stdout).toMatch(new RegExp(`^\\s+${field}\\s`, 'm'));
-    expect(stdout).toMatch(/^\s+port\s+<.*>\s+-required-/m);
+    expect(stdout).toMatch(/^\s+port\s+<IntOrString>\s+-required-/m);
+    expect(stdout).toMatch(/^\s+httpHeaders\s+<\[\]HTTPHeader>/m);
     const limits = await ok(['explain', 'pod.spec.containers.resources.limits']);
-    expect(limits.stdout).toMatch(/FIELD:\s+limits\s+<map\[string\]/);
+    expect(limits.stdout).toMatch(/FIELD:\s+limits\s+<map\[string\]Quantity>/);
+    const spec = await ok(['explain', 'pod.spec']);
+    expect(spec.stdout).toMatch(/^\s+containers\s+<\[\]Container>\s+-required-/m);
+    expect(spec.stdout).toMatch(/^\s+affinity\s+<Affinity>/m);
     const node = await ok(['explain', 'node.status.declaredFeatures']);
     expect(node.stdout).toMatch(/FIELD:\s+declaredFeatures\s+<\[\]string>/);
   });

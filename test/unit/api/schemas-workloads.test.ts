@@ -80,6 +80,9 @@ function mismatches(type: Type, schema: JsonSchema, path: string, seen: Set<stri
     const resolved = field.resolvedType;
     if (resolved instanceof protobuf.Type) {
       const messageName = fullName(resolved);
+      // Published in OpenAPI under kube's definition name (k8s.io.api.core.v1.Probe → io.k8s.api.core.v1.Probe).
+      const definition = `io.k8s.${messageName.slice('k8s.io.'.length)}`;
+      if (element.definition !== definition) problems.push(`${at}: named ${String(element.definition)}, not ${definition}`);
       const special = specialCheck[messageName];
       if (special !== undefined) {
         if (!special(element)) problems.push(`${at}: not the schema of ${messageName}`);
@@ -469,39 +472,65 @@ describe('nodes, services, endpoints and events', () => {
   });
 });
 
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Follows a use of a named definition ($ref, or v3's allOf of one) to the definition. */
+function resolve(definitions: Json, node: Json): Json {
+  const target = node['allOf']?.[0]?.['$ref'] ?? node['$ref'];
+  return typeof target === 'string' ? resolve(definitions, definitions[target.split('/').at(-1)!]) : node;
+}
+
+/** The schema under `path` from a definition: properties by name, a list stepped through to its items. */
+function walk(definitions: Json, name: string, ...path: string[]): Json {
+  let node = resolve(definitions, definitions[name]);
+  for (const part of path) {
+    node = resolve(definitions, node['type'] === 'array' ? resolve(definitions, node['items']) : node);
+    node = resolve(definitions, node['properties'][part]);
+  }
+  return node;
+}
+
 describe('OpenAPI', () => {
   const kinds = servedKinds.filter((kind) => kind.group === '' && kind.version === 'v1');
+  const pod = 'io.k8s.api.core.v1.Pod';
 
-  it('v3 describes probes, affinity and volumes to the leaves with kube\'s extensions', () => {
-    const schemas = (openApiV3Document(kinds)['components'] as Record<string, Record<string, any>>)['schemas']!; // eslint-disable-line @typescript-eslint/no-explicit-any
-    const spec = schemas['io.k8s.api.core.v1.Pod']!['properties']['spec'];
-    const containers = spec.properties.containers;
+  it('v3 describes probes, affinity and volumes to the leaves with kube\'s definition names and extensions', () => {
+    const schemas = (openApiV3Document(kinds)['components'] as Json)['schemas'] as Json;
+    const spec = schemas[pod].properties.spec;
+    expect(spec).toEqual({ allOf: [{ $ref: '#/components/schemas/io.k8s.api.core.v1.PodSpec' }] });
+    const containers = walk(schemas, pod, 'spec', 'containers');
     expect(containers).toMatchObject({
       type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
       'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge',
+      items: { allOf: [{ $ref: '#/components/schemas/io.k8s.api.core.v1.Container' }] },
     });
-    expect(containers.items.required).toEqual(['name']);
-    const httpGet = containers.items.properties.livenessProbe.properties.httpGet;
+    expect(schemas['io.k8s.api.core.v1.Container'].required).toEqual(['name']);
+    const httpGet = walk(schemas, pod, 'spec', 'containers', 'livenessProbe', 'httpGet');
+    expect(httpGet).toBe(schemas['io.k8s.api.core.v1.HTTPGetAction']);
     expect(Object.keys(httpGet.properties).sort()).toEqual(['host', 'httpHeaders', 'path', 'port', 'protocol', 'scheme']);
-    expect(httpGet.properties.port).toEqual({ 'x-kubernetes-int-or-string': true });
+    expect(walk(schemas, 'io.k8s.api.core.v1.HTTPGetAction', 'port')).toEqual({ 'x-kubernetes-int-or-string': true });
     expect(httpGet.required).toEqual(['port']);
-    expect(containers.items.properties.livenessProbe.properties.periodSeconds).toEqual({ type: 'integer', format: 'int32' });
-    expect(containers.items.properties.resources.properties.limits.additionalProperties).toEqual({ oneOf: [{ type: 'string' }, { type: 'number' }] });
-    expect(containers.items.properties.ports['x-kubernetes-list-map-keys']).toEqual(['containerPort', 'protocol']);
-    expect(spec.properties.tolerations['x-kubernetes-list-type']).toBe('atomic');
-    expect(spec.properties.nodeSelector['x-kubernetes-map-type']).toBe('atomic');
-    expect(spec.properties.affinity.properties.podAntiAffinity.properties.requiredDuringSchedulingIgnoredDuringExecution.items.properties.topologyKey).toEqual({ type: 'string' });
-    expect(Object.keys(spec.properties.volumes.items.properties)).toContain('projected');
-    const node = schemas['io.k8s.api.core.v1.Node']!['properties'];
-    expect(node.status.properties.declaredFeatures).toEqual({ type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' });
-    expect(node.spec.properties.podPreemptionPolicy.properties.disableResizePreemption['x-kubernetes-list-type']).toBe('set');
+    expect(walk(schemas, 'io.k8s.api.core.v1.Probe', 'periodSeconds')).toEqual({ type: 'integer', format: 'int32' });
+    expect(schemas['io.k8s.apimachinery.pkg.api.resource.Quantity']).toEqual({ oneOf: [{ type: 'string' }, { type: 'number' }] });
+    expect(walk(schemas, 'io.k8s.api.core.v1.ResourceRequirements', 'limits').additionalProperties)
+      .toEqual({ allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' }] });
+    expect(walk(schemas, 'io.k8s.api.core.v1.Container', 'ports')['x-kubernetes-list-map-keys']).toEqual(['containerPort', 'protocol']);
+    expect(walk(schemas, 'io.k8s.api.core.v1.PodSpec', 'tolerations')['x-kubernetes-list-type']).toBe('atomic');
+    expect(walk(schemas, 'io.k8s.api.core.v1.PodSpec', 'nodeSelector')['x-kubernetes-map-type']).toBe('atomic');
+    expect(walk(schemas, pod, 'spec', 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'topologyKey')).toEqual({ type: 'string' });
+    expect(Object.keys(schemas['io.k8s.api.core.v1.Volume'].properties)).toContain('projected');
+    expect(walk(schemas, 'io.k8s.api.core.v1.Node', 'status', 'declaredFeatures')).toEqual({ type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' });
+    expect(walk(schemas, 'io.k8s.api.core.v1.Node', 'spec', 'podPreemptionPolicy', 'disableResizePreemption')['x-kubernetes-list-type']).toBe('set');
+    // Every reference resolves.
+    for (const target of JSON.stringify(schemas).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) expect(schemas[target[1]!], target[1]).toBeDefined();
   });
 
   it('v2 publishes Quantity as a string and IntOrString with its format', () => {
-    const definitions = openApiV2Document(kinds)['definitions'] as Record<string, Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    const container = definitions['io.k8s.api.core.v1.Pod']!['properties'].spec.properties.containers.items;
-    expect(container.properties.resources.properties.requests.additionalProperties).toEqual({ type: 'string' });
-    expect(container.properties.readinessProbe.properties.tcpSocket.properties.port).toEqual({ type: 'string', format: 'int-or-string' });
-    expect(container.properties.env['x-kubernetes-patch-merge-key']).toBe('name');
+    const definitions = openApiV2Document(kinds)['definitions'] as Json;
+    expect(definitions['io.k8s.api.core.v1.PodSpec'].properties.containers.items).toEqual({ $ref: '#/definitions/io.k8s.api.core.v1.Container' });
+    expect(definitions['io.k8s.apimachinery.pkg.api.resource.Quantity']).toEqual({ type: 'string' });
+    expect(definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString']).toEqual({ type: 'string', format: 'int-or-string' });
+    expect(walk(definitions, 'io.k8s.api.core.v1.Container', 'env')['x-kubernetes-patch-merge-key']).toBe('name');
+    for (const target of JSON.stringify(definitions).matchAll(/"#\/definitions\/([^"]+)"/g)) expect(definitions[target[1]!], target[1]).toBeDefined();
   });
 });

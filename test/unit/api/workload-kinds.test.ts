@@ -415,6 +415,10 @@ describe('discovery', () => {
     const v2 = (await harness.request('GET', '/openapi/v2')).json();
     expect(v2.definitions['io.k8s.api.core.v1.Pod']).toBeDefined();
     expect(v2.definitions['io.k8s.api.events.v1.Event'].properties.regarding).toBeDefined();
-    expect(v2.definitions['io.k8s.api.core.v1.Service'].properties.spec.properties.ports.items.properties.targetPort).toEqual({ type: 'string', format: 'int-or-string' });
+    // Nested types are definitions of their own, referred to by name as in kube's documents.
+    expect(v2.definitions['io.k8s.api.core.v1.Service'].properties.spec).toEqual({ $ref: '#/definitions/io.k8s.api.core.v1.ServiceSpec' });
+    expect(v2.definitions['io.k8s.api.core.v1.ServiceSpec'].properties.ports.items).toEqual({ $ref: '#/definitions/io.k8s.api.core.v1.ServicePort' });
+    expect(v2.definitions['io.k8s.api.core.v1.ServicePort'].properties.targetPort).toEqual({ $ref: '#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString' });
+    expect(v2.definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString']).toEqual({ type: 'string', format: 'int-or-string' });
   });
 });
