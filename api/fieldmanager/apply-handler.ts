@@ -1,7 +1,8 @@
 // Owns: PATCH with `application/apply-patch+yaml` (server-side apply) of an item or of its
 // status subresource, as kube-apiserver's applyPatcher: PatchOptions validation (fieldManager
 // required, `force`), the body (YAML or JSON, an object of the URL's apiVersion and kind,
-// without metadata.managedFields), field validation of the configuration, the apply itself
+// without metadata.managedFields; unknown fields refused at every fieldValidation level, as
+// kube's typed conversion refuses them), the apply itself
 // (./managed-fields.ts applyConfiguration), then the write path of a patch — validation,
 // defaults, resourceVersion/uid preconditions from the body, dry run, re-apply after a
 // concurrent write — or of a create (201) when the object is absent.
@@ -12,7 +13,7 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import { apiVersionOf } from '../registry/kinds.ts';
 import { validateStructure } from '../registry/validation.ts';
 import type { FieldChecks } from '../registry/validation.ts';
-import { badRequest, conflict, notFound } from '../status.ts';
+import { ApiError, badRequest, conflict, notFound } from '../status.ts';
 import type { StatusCause } from '../status.ts';
 import type { EndpointContext, Query } from '../endpoints/context.ts';
 import { causeOf, fieldValidationLevel, formatTime, isDryRun, queryString, respond, sendWarnings } from '../endpoints/context.ts';
@@ -26,7 +27,7 @@ import type { Target } from '../endpoints/target.ts';
 import { applyConfiguration, fieldManagerProblems } from './managed-fields.ts';
 import type { WriteIdentity } from './managed-fields.ts';
 import { invalidOptions, ownershipScope, zeroOf } from './request.ts';
-import { isObject } from './typed.ts';
+import { configurationProblems, isObject } from './typed.ts';
 
 export const applyPatchMediaType = 'application/apply-patch+yaml';
 
@@ -55,12 +56,24 @@ function forceOf(query: Query): boolean {
   throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
 }
 
+/**
+ * What kube-apiserver answers for a configuration its typed converter refuses (an error that is
+ * not a Status: 500, no reason): `failed to create typed patch object (ns/name; /v1,
+ * Kind=ConfigMap): .bogus: field not declared in schema`, at every fieldValidation level.
+ */
+function typedPatchError(target: Target, config: KubeObject, problems: readonly string[]): ApiError {
+  const gvk = `${target.kind.group}/${target.kind.version}, Kind=${target.kind.kind}`;
+  const detail = problems.length === 1 ? problems[0]! : ['errors:', ...problems.map((problem) => `  ${problem}`)].join('\n');
+  const message = `failed to create typed patch object (${config.metadata.namespace ?? ''}/${config.metadata.name ?? ''}; ${gvk}): ${detail}`;
+  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+}
+
 /** The applied configuration: YAML (JSON is YAML), an object of the URL's kind and version. */
 function readConfiguration(request: FastifyRequest, target: Target): KubeObject {
   const raw = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
   let decoded: unknown;
   try {
-    decoded = parseYaml(raw, { uniqueKeys: false, maxAliasCount: 100 }) as unknown;
+    decoded = parseYaml(raw, { maxAliasCount: 100 }) as unknown;
   } catch (error) {
     throw badRequest(`error decoding patch: ${(error as Error).message}`);
   }
@@ -95,7 +108,9 @@ export async function handleApply(request: FastifyRequest, reply: FastifyReply, 
   const dryRun = isDryRun(query, 'PatchOptions');
   const checks: FieldChecks = { level: fieldValidationLevel(query), duplicates: [] };
   const config = readConfiguration(request, target);
-  // Unknown fields of the configuration: 400 under Strict, warnings under Warn, dropped.
+  // An apply is always strict about its configuration's fields (kube's typed conversion), then typed like any body (400).
+  const problems = configurationProblems(config as unknown as JsonValue, target.kind.schema);
+  if (problems.length > 0) throw typedPatchError(target, config, problems);
   const warnings = validateStructure(target.kind, config, checks);
   const configName = config.metadata.name ?? '';
   if (configName !== name) throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);

@@ -179,9 +179,9 @@ function startingState(live: KubeObject, next: KubeObject, subresource: string):
     }
   };
   if (subresource !== '') return liveState();
-  const requested = next.metadata.managedFields;
+  const requested = next.metadata.managedFields as JsonValue | undefined;
+  if (!Array.isArray(requested) || requested.length === 0) return liveState();
   if (isResetRequest(requested)) return new Map();
-  if (requested === undefined || requested.length === 0) return liveState();
   try {
     const decoded = decodeManagedFields(requested);
     return decoded.size === 0 ? liveState() : decoded;

@@ -6,7 +6,7 @@
 // few kube types whose strategic merge keys the schemas do not carry (table below).
 import type { JsonValue } from '../../actors/index.ts';
 import type { JsonSchema } from '../registry/schemas.ts';
-import { FieldSet, fieldElement, indexElement, keyElement, valueElement } from './field-set.ts';
+import { FieldSet, fieldElement, indexElement, keyElement, pathString, valueElement } from './field-set.ts';
 import type { Path, PathElement } from './field-set.ts';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -377,4 +377,43 @@ export function withoutNulls(value: JsonValue): JsonValue {
   const result: JsonObject = {};
   for (const [name, child] of Object.entries(value)) if (child !== null) result[name] = withoutNulls(child);
   return result;
+}
+
+/**
+ * What structured-merge-diff's ObjectToTyped refuses in an applied configuration: a field a
+ * struct does not declare (`.spec.bogus: field not declared in schema`; the first such field of
+ * each object, as its validator stops there) and two items of an associative or set list with
+ * the same key (`.spec.containers: duplicate entries for key [name="c"]`).
+ */
+export function configurationProblems(value: JsonValue, schema: JsonSchema | undefined): string[] {
+  const problems: string[] = [];
+  walkProblems(value, typeOf(schema), '', problems);
+  return problems;
+}
+
+function walkProblems(value: JsonValue, node: TypeNode, path: string, problems: string[]): void {
+  if (value === null || typeof value !== 'object' || node.type === 'leaf') return;
+  if (node.type === 'list') {
+    if (!Array.isArray(value)) return;
+    const seen = new Set<PathElement>();
+    value.forEach((item, index) => {
+      const element = itemElement(node, item, index);
+      const shown = pathString([element]);
+      if (seen.has(element)) {
+        problems.push(`${path}: duplicate entries for key ${shown}`);
+        return;
+      }
+      seen.add(element);
+      walkProblems(item, typeOf(node.items), `${path}${shown}`, problems);
+    });
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const [name, child] of Object.entries(value)) {
+    if (node.type === 'struct' && !Object.hasOwn(node.fields, name) && node.extra === undefined) {
+      problems.push(`${path}.${name}: field not declared in schema`);
+      return;
+    }
+    walkProblems(child, typeOf(fieldSchema(node, name), name), `${path}.${name}`, problems);
+  }
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue, KubeObject } from '../../../actors/index.ts';
 import { FieldSet, FieldSetError, pathString } from '../../../api/fieldmanager/field-set.ts';
-import { compare, merge, toFieldSet, zeroObject } from '../../../api/fieldmanager/typed.ts';
+import { compare, configurationProblems, merge, toFieldSet, zeroObject } from '../../../api/fieldmanager/typed.ts';
 import {
   applyConfiguration, decodeManagedFields, fieldManagerProblems, managerFromUserAgent, updateManagedFields,
 } from '../../../api/fieldmanager/managed-fields.ts';
@@ -95,6 +95,18 @@ describe('typed field sets', () => {
     expect(result.modified.toFieldsV1()).toEqual({ 'f:data': { 'f:a': {} } });
     expect(result.added.toFieldsV1()).toEqual({ 'f:data': { 'f:c': {} }, 'f:metadata': { '.': {}, 'f:labels': { '.': {}, 'f:x': {} } } });
     expect(result.removed.toFieldsV1()).toEqual({ 'f:data': { 'f:b': {} } });
+  });
+
+  it('refuses undeclared fields and duplicate list keys in a configuration, as the typed converter', () => {
+    const config = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { any: 'key' } },
+      spec: { containers: [{ name: 'c', bogus: 1 }, { name: 'c' }], nodeName: 'n' }, extra: true,
+    } as JsonValue;
+    expect(configurationProblems(config, pods.schema)).toEqual([
+      '.spec.containers[name="c"].bogus: field not declared in schema',
+      '.spec.containers: duplicate entries for key [name="c"]',
+      '.extra: field not declared in schema',
+    ]);
   });
 
   it('merges associative lists by key and keeps live items', () => {

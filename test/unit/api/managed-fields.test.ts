@@ -196,9 +196,15 @@ describe('server-side apply over HTTP', () => {
     expect(JSON.parse(withManagedFields.body).message).toBe('metadata.managedFields must be nil');
     const wrongVersion = await harness.request('PATCH', `${cms}/s?fieldManager=a`, 'apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: s\n', apply);
     expect(JSON.parse(wrongVersion.body).message).toBe('Incorrect version specified in apply patch. Specified patch version: v2, expected: v1');
-    const strict = await harness.request('PATCH', `${cms}/s?fieldManager=a&fieldValidation=Strict`, yaml({ a: '1' }, 's', 'bogus: 1\n'), apply);
-    expect(strict.statusCode).toBe(400);
-    expect(JSON.parse(strict.body).message).toContain('unknown field "bogus"');
+    for (const level of ['Strict', 'Warn', 'Ignore']) {
+      const unknown = await harness.request('PATCH', `${cms}/s?fieldManager=a&fieldValidation=${level}`, yaml({ a: '1' }, 's', '  bogus: 1\n'), apply);
+      expect(unknown.statusCode).toBe(500);
+      expect(JSON.parse(unknown.body).message).toBe('failed to create typed patch object (/s; /v1, Kind=ConfigMap): .metadata.bogus: field not declared in schema');
+    }
+    const duplicateKey = await harness.request('PATCH', `${cms}/s?fieldManager=a`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndata:\n  a: "1"\n  a: "2"\n', apply);
+    expect(duplicateKey.statusCode).toBe(400);
+    const wrongType = await harness.request('PATCH', `${cms}/s?fieldManager=a`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndata: [1]\n', apply);
+    expect(wrongType.statusCode).toBe(400);
     const dryRun = await harness.request('PATCH', `${cms}/s?fieldManager=a&dryRun=All`, yaml({ a: '1' }), apply);
     expect(dryRun.statusCode).toBe(201);
     expect((await harness.request('GET', `${cms}/s`)).statusCode).toBe(404);
