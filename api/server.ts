@@ -9,6 +9,8 @@ import { authnPlugin } from './authn.ts';
 import type { Authenticator } from './authn.ts';
 import { authzPlugin } from './authz.ts';
 import type { Authorizer } from './authz.ts';
+import { rbacEscalationPlugin } from './rbac-escalation.ts';
+import { accessReviewsPlugin } from './rbac-reviews.ts';
 import { discoveryPlugin } from './discovery.ts';
 import type { EndpointContext } from './endpoints/context.ts';
 import { patchMediaTypes } from './endpoints/patch.ts';
@@ -120,6 +122,9 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   };
   await app.register(authnPlugin, { authenticators: [...options.authenticators] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
+  // RBAC's escalation checks on role and binding writes, and the access reviews (kubectl auth can-i).
+  await app.register(rbacEscalationPlugin, { store: options.store, authorizers: [...options.authorizers] });
+  await app.register(accessReviewsPlugin, { store: options.store, authorizers: [...options.authorizers] });
   await app.register(metricsPlugin, { metrics });
   await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });
   if (options.clusterView !== undefined) await app.register(clusterViewPlugin, { view: options.clusterView });

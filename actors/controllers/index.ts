@@ -8,4 +8,5 @@ export { NamespaceObjectController, rootCaConfigMapName, rootCaDescription, root
 export { TokenCleaner, TokenExpirer, realTimers, tokenCleanerIdentity } from './token-cleaner.ts';
 export type { ControllerTimers } from './token-cleaner.ts';
 export { BootstrapSigner, bootstrapSignerIdentity, clusterInfoKey, detachedJws, signedData } from './bootstrap-signer.ts';
+export { ClusterRoleAggregationController, aggregatedRules, clusterRoleAggregationIdentity, labelSelectorMatches } from './clusterrole-aggregation.ts';
 export { controllerNames, controllersDisabledByDefault, createControllers, enabledControllers, parseControllersFlag } from './registry.ts';

@@ -3,9 +3,10 @@
 // first entry naming a controller decides, otherwise `*` enables it unless it is off by default
 // (tokencleaner and bootstrapsigner, as in kube-controller-manager). Names are kube's, with
 // their short aliases (namespace, garbagecollector, podgc, serviceaccount, root-ca-cert-publisher,
-// tokencleaner, bootstrapsigner). The token expirer is not in the list: it is the token
+// clusterrole-aggregation, tokencleaner, bootstrapsigner). The token expirer is not in the list: it is the token
 // lifecycle's clock and always runs.
 import { BootstrapSigner } from './bootstrap-signer.ts';
+import { ClusterRoleAggregationController } from './clusterrole-aggregation.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { NamespaceLifecycleController } from './namespace-lifecycle.ts';
@@ -22,6 +23,7 @@ const factories = {
   'pod-garbage-collector-controller': (context, timers) => new PodGarbageCollector(context, { timers }),
   'serviceaccount-controller': (context) => serviceAccountController(context),
   'root-ca-certificate-publisher-controller': (context) => rootCaPublisher(context, context.rootCertificate ?? ''),
+  'clusterrole-aggregation-controller': (context) => new ClusterRoleAggregationController(context),
   'token-cleaner-controller': (context) => new TokenCleaner(context),
   'bootstrap-signer-controller': (context) => new BootstrapSigner(context),
 } as const satisfies Record<string, Factory>;
@@ -42,6 +44,7 @@ const aliases: Readonly<Record<string, ControllerName>> = {
   'root-ca-cert-publisher': 'root-ca-certificate-publisher-controller',
   tokencleaner: 'token-cleaner-controller',
   bootstrapsigner: 'bootstrap-signer-controller',
+  'clusterrole-aggregation': 'clusterrole-aggregation-controller',
 };
 
 function canonical(name: string): ControllerName | undefined {

@@ -20,6 +20,7 @@
 // this one gathers every source, the kind → message table and the JSON-mapping rules.
 import { eventsV1 } from './k8s-types-events.ts';
 import { coreV1Nodes } from './k8s-types-node.ts';
+import { authorizationV1, rbacV1 } from './k8s-types-rbac.ts';
 import { coreV1PodStatus } from './k8s-types-pod-status.ts';
 import { coreV1PodSpec } from './k8s-types-pod.ts';
 import { coreV1Volumes } from './k8s-types-volumes.ts';
@@ -480,7 +481,7 @@ message PartialObjectMetadataList {
 
 export const protoSources: readonly ProtoSource[] = [
   runtime, metaV1, metaV1beta1, intstr, resource, coreV1, coreV1Services, coreV1PodSpec, coreV1Volumes, coreV1PodStatus, coreV1Nodes,
-  coordinationV1, policyV1, eventsV1,
+  coordinationV1, policyV1, eventsV1, rbacV1, authorizationV1,
 ];
 
 const meta = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -505,6 +506,10 @@ export const kindMessages: ReadonlyMap<string, string> = new Map([
     .map((kind): [string, string] => [`coordination.k8s.io/v1/${kind}`, `${coordination}.${kind}`]),
   ...(['Event', 'EventList'] as const)
     .map((kind): [string, string] => [`events.k8s.io/v1/${kind}`, `k8s.io.api.events.v1.${kind}`]),
+  ...(['Role', 'RoleList', 'ClusterRole', 'ClusterRoleList', 'RoleBinding', 'RoleBindingList', 'ClusterRoleBinding', 'ClusterRoleBindingList'] as const)
+    .map((kind): [string, string] => [`rbac.authorization.k8s.io/v1/${kind}`, `k8s.io.api.rbac.v1.${kind}`]),
+  ...(['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] as const)
+    .map((kind): [string, string] => [`authorization.k8s.io/v1/${kind}`, `k8s.io.api.authorization.v1.${kind}`]),
   // Metadata-only views (Accept ...;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1|v1beta1).
   ['meta.k8s.io/v1/PartialObjectMetadata', `${meta}.PartialObjectMetadata`],
   ['meta.k8s.io/v1/PartialObjectMetadataList', `${meta}.PartialObjectMetadataList`],
@@ -514,7 +519,7 @@ export const kindMessages: ReadonlyMap<string, string> = new Map([
   ['policy/v1/Eviction', 'k8s.io.api.policy.v1.Eviction'],
   // meta/v1 kinds are registered into every group version (metav1.AddToGroupVersion), so a typed
   // client sends DeleteOptions under the resource's own group version.
-  ...['v1', 'meta.k8s.io/v1', 'coordination.k8s.io/v1', 'events.k8s.io/v1', 'policy/v1'].flatMap((apiVersion) => (['Status', 'DeleteOptions'] as const)
+  ...['v1', 'meta.k8s.io/v1', 'coordination.k8s.io/v1', 'events.k8s.io/v1', 'policy/v1', 'rbac.authorization.k8s.io/v1'].flatMap((apiVersion) => (['Status', 'DeleteOptions'] as const)
     .map((kind): [string, string] => [`${apiVersion}/${kind}`, `${meta}.${kind}`])),
 ]);
 

@@ -1,0 +1,111 @@
+// End to end: RBAC on a real `kstore server` with the real kubectl. The admin kubeconfig is
+// system:masters; a second identity (CN=jane, O=developers) gets a client certificate from the
+// server's CA. Jane is forbidden until a Role and RoleBinding let her read pods in one
+// namespace only (kubectl auth can-i before and after, kubectl get pods forbidden then allowed),
+// the default ClusterRoles are there with admin/edit/view aggregated, and escalation is refused.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { adminKubeconfig } from '../../deploy/kubeconfig.ts';
+import { issueClientCertificate, pkiPaths } from '../../deploy/pki.ts';
+import { startServer } from '../support/deployments.ts';
+import type { Target } from '../support/deployments.ts';
+import { describeResult, Kubectl } from '../support/kubectl.ts';
+import { parseTable } from '../support/table.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import type { TempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+let dir: TempDir;
+let target: Target;
+let admin: Kubectl;
+let jane: Kubectl;
+
+beforeAll(async () => {
+  dir = await makeTempDir('kstore-rbac-');
+  target = await startServer(dir);
+  const dataDir = path.join(dir.path, 'server');
+  const { cert, key } = await issueClientCertificate(dataDir, 'jane', ['developers']);
+  const caCert = await readFile(pkiPaths(dataDir).caCert, 'utf8');
+  const janeConfig = path.join(dir.path, 'jane.kubeconfig');
+  await writeFile(janeConfig, stringify(adminKubeconfig(target.writer, { caCert, adminCert: cert, adminKey: key })), { mode: 0o600 });
+  admin = new Kubectl({ kubeconfig: target.kubeconfig, cacheDir: path.join(dir.path, 'cache-admin') });
+  jane = new Kubectl({ kubeconfig: janeConfig, cacheDir: path.join(dir.path, 'cache-jane') });
+  for (const namespace of ['team-a', 'team-b']) {
+    const created = await admin.run(['create', 'namespace', namespace]);
+    expect(created.code, describeResult(['create', 'namespace', namespace], created)).toBe(0);
+  }
+});
+
+afterAll(async () => {
+  await target?.stop();
+  await dir?.remove();
+});
+
+async function ok(kubectl: Kubectl, args: string[]): Promise<string> {
+  const result = await kubectl.run(args);
+  expect(result.code, describeResult(args, result)).toBe(0);
+  return result.stdout;
+}
+
+describe('RBAC with kubectl', () => {
+  it('jane is forbidden, then may read pods in team-a only once bound', async () => {
+    const before = await jane.run(['auth', 'can-i', 'list', 'pods', '-n', 'team-a']);
+    expect(before.code, describeResult(['auth', 'can-i'], before)).toBe(1);
+    expect(before.stdout.trim()).toBe('no');
+    const forbidden = await jane.run(['get', 'pods', '-n', 'team-a']);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toContain('Error from server (Forbidden): pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "team-a"');
+
+    await ok(admin, ['create', 'role', 'pod-reader', '--verb=get,list,watch', '--resource=pods', '-n', 'team-a']);
+    await ok(admin, ['create', 'rolebinding', 'jane-reads-pods', '--role=pod-reader', '--user=jane', '-n', 'team-a']);
+
+    const after = await jane.run(['auth', 'can-i', 'list', 'pods', '-n', 'team-a']);
+    expect(after.code, describeResult(['auth', 'can-i'], after)).toBe(0);
+    expect(after.stdout.trim()).toBe('yes');
+    expect((await jane.run(['auth', 'can-i', 'delete', 'pods', '-n', 'team-a'])).stdout.trim()).toBe('no');
+    expect((await jane.run(['auth', 'can-i', 'list', 'pods', '-n', 'team-b'])).stdout.trim()).toBe('no');
+
+    const allowed = await jane.run(['get', 'pods', '-n', 'team-a']);
+    expect(allowed.code, describeResult(['get', 'pods'], allowed)).toBe(0);
+    expect(allowed.stderr).toContain('No resources found in team-a namespace.');
+    const other = await jane.run(['get', 'pods', '-n', 'team-b']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('User "jane" cannot list resource "pods" in API group "" in the namespace "team-b"');
+
+    const list = await ok(jane, ['auth', 'can-i', '--list', '-n', 'team-a']);
+    expect(list).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+  });
+
+  it('kubectl get shows the RBAC objects with kube\'s columns', async () => {
+    await ok(admin, ['create', 'role', 'cm-reader', '--verb=get', '--resource=configmaps', '-n', 'team-b']);
+    await ok(admin, ['create', 'rolebinding', 'devs-read-cms', '--role=cm-reader', '--group=developers', '--serviceaccount=team-b:default', '-n', 'team-b']);
+    const roles = await ok(admin, ['get', 'role', '-n', 'team-b']);
+    expect(roles).toMatch(/^NAME\s+CREATED AT\ncm-reader\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/);
+    const bindings = parseTable(await ok(admin, ['get', 'rolebinding', '-n', 'team-b', '-o', 'wide']));
+    expect(bindings.headers).toEqual(['NAME', 'ROLE', 'AGE', 'USERS', 'GROUPS', 'SERVICEACCOUNTS']);
+    expect(bindings.rows[0]).toEqual({ NAME: 'devs-read-cms', ROLE: 'Role/cm-reader', AGE: expect.any(String), USERS: '', GROUPS: 'developers', SERVICEACCOUNTS: 'team-b/default' });
+    const clusterBindings = parseTable(await ok(admin, ['get', 'clusterrolebinding', 'cluster-admin', 'system:discovery']));
+    expect(clusterBindings.headers).toEqual(['NAME', 'ROLE', 'AGE']);
+    expect(clusterBindings.rows.map((row) => [row['NAME'], row['ROLE']])).toEqual([['cluster-admin', 'ClusterRole/cluster-admin'], ['system:discovery', 'ClusterRole/system:discovery']]);
+    expect((await jane.run(['auth', 'can-i', 'get', 'configmaps', '-n', 'team-b'])).stdout.trim()).toBe('yes');
+  });
+
+  it('the default admin ClusterRole aggregates its parts; escalation through a binding is refused', async () => {
+    const admins = await waitFor(async () => {
+      const role = parse(await ok(admin, ['get', 'clusterrole', 'admin', '-o', 'yaml'])) as { rules?: { resources?: string[]; verbs?: string[] }[]; aggregationRule?: unknown; metadata: { labels: Record<string, string>; annotations: Record<string, string> } };
+      return (role.rules ?? []).some((rule) => rule.resources?.includes('rolebindings')) && (role.rules ?? []).some((rule) => rule.resources?.includes('pods') && rule.verbs?.includes('create')) ? role : undefined;
+    }, { timeoutMs: 15_000, description: 'admin aggregated' });
+    expect(admins.aggregationRule).toEqual({ clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } }] });
+    expect(admins.metadata.labels['kubernetes.io/bootstrapping']).toBe('rbac-defaults');
+    expect(admins.metadata.annotations['rbac.authorization.kubernetes.io/autoupdate']).toBe('true');
+
+    // jane as namespace admin of team-b may bind roles she holds there, not cluster-admin.
+    await ok(admin, ['create', 'rolebinding', 'jane-admin', '--clusterrole=admin', '--user=jane', '-n', 'team-b']);
+    await ok(jane, ['create', 'rolebinding', 'bob-view', '--clusterrole=view', '--user=bob', '-n', 'team-b']);
+    const escalation = await jane.run(['create', 'rolebinding', 'jane-root', '--clusterrole=cluster-admin', '--user=jane', '-n', 'team-b']);
+    expect(escalation.code).toBe(1);
+    expect(escalation.stderr).toContain('rolebindings.rbac.authorization.k8s.io "jane-root" is forbidden: user "jane" (groups=["developers" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:');
+  });
+});
