@@ -50,8 +50,68 @@ function imagePullPolicyFor(image: string): string {
   return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
 }
 
+/** SetDefaults_HTTPGetAction: path "/", scheme HTTP. */
+function defaultHandler(handler: JsonValue | undefined): JsonValue | undefined {
+  if (handler === undefined || handler === null || typeof handler !== 'object' || Array.isArray(handler)) return handler;
+  const result: Fields = { ...handler };
+  const httpGet = result['httpGet'];
+  if (httpGet !== null && typeof httpGet === 'object' && !Array.isArray(httpGet)) {
+    result['httpGet'] = { ...httpGet, path: httpGet['path'] || '/', scheme: httpGet['scheme'] || 'HTTP' };
+  }
+  return result;
+}
+
+/** SetDefaults_Probe: timeout 1 s, period 10 s, success 1, failure 3 (plus its handler's defaults). */
+function defaultProbe(probe: JsonValue | undefined): JsonValue | undefined {
+  const handled = defaultHandler(probe);
+  if (handled === undefined || handled === null || typeof handled !== 'object' || Array.isArray(handled)) return handled;
+  return { ...handled, timeoutSeconds: handled['timeoutSeconds'] || 1, periodSeconds: handled['periodSeconds'] || 10, successThreshold: handled['successThreshold'] || 1, failureThreshold: handled['failureThreshold'] || 3 };
+}
+
+/** SetDefaults_ObjectFieldSelector: apiVersion v1. */
+function defaultFieldRef(holder: Fields): Fields {
+  const fieldRef = holder['fieldRef'];
+  return fieldRef !== null && typeof fieldRef === 'object' && !Array.isArray(fieldRef) ? { ...holder, fieldRef: { ...fieldRef, apiVersion: fieldRef['apiVersion'] || 'v1' } } : holder;
+}
+
+/** The v1 volume defaults: an empty source is emptyDir; secret, configMap, downwardAPI and projected get defaultMode 0644; downward fieldRefs apiVersion v1. */
+function defaultVolume(volume: Fields): Fields {
+  const result: Fields = { ...volume };
+  const sources = Object.keys(result).filter((key) => key !== 'name');
+  if (sources.length === 0) result['emptyDir'] = {};
+  for (const source of ['secret', 'configMap', 'downwardAPI', 'projected'] as const) {
+    const value = result[source];
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    const defaulted: Fields = { ...value, defaultMode: value['defaultMode'] ?? 420 };
+    if (source === 'downwardAPI') defaulted['items'] = records(value['items']).map(defaultFieldRef);
+    if (source === 'projected' && Array.isArray(value['sources'])) {
+      defaulted['sources'] = records(value['sources']).map((projection) => {
+        const downward = fields(projection['downwardAPI']);
+        return projection['downwardAPI'] === undefined ? projection : { ...projection, downwardAPI: { ...downward, items: records(downward['items']).map(defaultFieldRef) } };
+      });
+    }
+    result[source] = defaulted;
+  }
+  return result;
+}
+
 function defaultContainer(container: Fields): Fields {
   const result: Fields = { ...container };
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
+    if (result[probe] !== undefined) result[probe] = defaultProbe(result[probe])!;
+  }
+  const lifecycle = result['lifecycle'];
+  if (lifecycle !== null && typeof lifecycle === 'object' && !Array.isArray(lifecycle)) {
+    const handlers: Fields = { ...lifecycle };
+    for (const hook of ['postStart', 'preStop'] as const) if (handlers[hook] !== undefined) handlers[hook] = defaultHandler(handlers[hook])!;
+    result['lifecycle'] = handlers;
+  }
+  if (Array.isArray(result['env'])) {
+    result['env'] = records(result['env']).map((variable) => {
+      const valueFrom = variable['valueFrom'];
+      return valueFrom !== null && typeof valueFrom === 'object' && !Array.isArray(valueFrom) ? { ...variable, valueFrom: defaultFieldRef(valueFrom) } : variable;
+    });
+  }
   if (result['terminationMessagePath'] === undefined || result['terminationMessagePath'] === '') result['terminationMessagePath'] = '/dev/termination-log';
   if (result['terminationMessagePolicy'] === undefined || result['terminationMessagePolicy'] === '') result['terminationMessagePolicy'] = 'File';
   if ((result['imagePullPolicy'] === undefined || result['imagePullPolicy'] === '') && typeof result['image'] === 'string') {
@@ -84,6 +144,7 @@ function defaultPodSpec(spec: Fields): Fields {
   result['serviceAccountName'] = account;
   result['serviceAccount'] = account;
   result['containers'] = records(result['containers']).map(defaultContainer);
+  if (Array.isArray(result['volumes'])) result['volumes'] = records(result['volumes']).map(defaultVolume);
   if (Array.isArray(result['initContainers'])) result['initContainers'] = records(result['initContainers']).map(defaultContainer);
   const tolerations = records(result['tolerations']);
   for (const toleration of defaultTolerations) {

@@ -180,9 +180,9 @@ describe('fieldValidation at any depth', () => {
     for (const field of typoFields) expect(headers).toContain(`299 - ${JSON.stringify(`unknown field "${field}"`)}`);
     const stored = (await harness.request('GET', `${pods}/p`)).json();
     const container = stored.spec.containers[0];
-    expect(container.livenessProbe).toEqual({ periodSeconds: 10 });
+    expect(container.livenessProbe).toEqual({ periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 });
     expect(container.securityContext).toEqual({ capabilities: { drop: ['ALL'] } });
-    expect(stored.spec.volumes.find((volume: { name: string }) => volume.name === 'cfg').configMap).toEqual({ name: 'c' });
+    expect(stored.spec.volumes.find((volume: { name: string }) => volume.name === 'cfg').configMap).toEqual({ name: 'c', defaultMode: 420 });
     expect(stored.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0])
       .toEqual({ key: 'zone', operator: 'In', values: ['a'] });
   });
@@ -215,7 +215,7 @@ describe('fieldValidation at any depth', () => {
     const created = response.json();
     expect(created.spec.affinity).toBeUndefined();
     expect(created.spec.containers[0].securityContext).toEqual({ runAsUser: 1 });
-    expect(created.spec.containers[0].livenessProbe.httpGet).toEqual({ path: '/', port: 80 });
+    expect(created.spec.containers[0].livenessProbe.httpGet).toEqual({ path: '/', port: 80, scheme: 'HTTP' });
     const status = await harness.request('PUT', `${pods}/p/status?fieldValidation=Strict`, {
       ...created, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, reason: null }] },
     });

@@ -36,6 +36,31 @@ function names(list: { items: { metadata: { name: string } }[] }): string[] {
 }
 
 describe('pods', () => {
+  it('defaults probes, handlers, field references and volumes as the v1 SetDefaults functions', async () => {
+    const created = await create(pods, pod('probed', {
+      containers: [{
+        name: 'c', image: 'nginx:1.27',
+        livenessProbe: { httpGet: { port: 80 } }, readinessProbe: { tcpSocket: { port: 80 }, periodSeconds: 5 },
+        lifecycle: { preStop: { httpGet: { port: 'http', path: '/stop' } } },
+        env: [{ name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+      }],
+      volumes: [
+        { name: 'scratch' }, { name: 'cfg', configMap: { name: 'settings' } }, { name: 'key', secret: { secretName: 'k', defaultMode: 256 } },
+        { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+      ],
+    }));
+    const container = created.spec.containers[0];
+    expect(container.livenessProbe).toEqual({ httpGet: { port: 80, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    expect(container.readinessProbe).toEqual({ tcpSocket: { port: 80 }, timeoutSeconds: 1, periodSeconds: 5, successThreshold: 1, failureThreshold: 3 });
+    expect(container.lifecycle.preStop.httpGet).toEqual({ port: 'http', path: '/stop', scheme: 'HTTP' });
+    expect(container.env[0].valueFrom.fieldRef).toEqual({ apiVersion: 'v1', fieldPath: 'spec.nodeName' });
+    const volumes = Object.fromEntries(created.spec.volumes.map((volume: { name: string }) => [volume.name, volume]));
+    expect(volumes['scratch']).toEqual({ name: 'scratch', emptyDir: {} });
+    expect(volumes['cfg']).toEqual({ name: 'cfg', configMap: { name: 'settings', defaultMode: 420 } });
+    expect(volumes['key']).toEqual({ name: 'key', secret: { secretName: 'k', defaultMode: 256 } });
+    expect(volumes['info'].downwardAPI).toEqual({ defaultMode: 420, items: [{ path: 'labels', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.labels' } }] });
+  });
+
   it('defaults what kube-apiserver defaults and starts Pending', async () => {
     const created = await create(pods, pod('p', { containers: [{ name: 'c', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }, { name: 'd', image: 'busybox' }] }));
     expect(created.spec).toMatchObject({
