@@ -56,7 +56,7 @@ export async function createObject(
     const candidate = structuredClone(object);
     if (generated) candidate.metadata.name = `${generateName}${context.randomSuffix()}`;
     const warnings = prepareCreate(candidate, target, checks, context);
-    if (identity !== undefined) trackUpdate(undefined, candidate, target, identity);
+    if (identity !== undefined) trackUpdate(undefined, candidate, target, identity, object);
     if (target.kind.group === '' && target.kind.resource === 'pods') await admitPodServiceAccount(candidate, context.store, context.randomSuffix);
     const name = candidate.metadata.name ?? '';
     if (dryRun) return { object: candidate, warnings };

@@ -194,12 +194,13 @@ function startingState(live: KubeObject, next: KubeObject, subresource: string):
  * An Update (create, PUT, JSON/merge/strategic patch, a status write): sets
  * `next.metadata.managedFields` from `live` (the stored object, or the kind's zero object for
  * a create). The manager's entry for this apiVersion and subresource gains what the write
- * added or changed; every other entry loses what the write changed or removed.
+ * added or changed (except the `notOwned` subtrees); every other entry loses what the write
+ * changed or removed.
  */
-export function updateManagedFields(live: KubeObject, next: KubeObject, identity: WriteIdentity, scope: OwnershipScope): void {
+export function updateManagedFields(live: KubeObject, next: KubeObject, identity: WriteIdentity, scope: OwnershipScope, notOwned: readonly Path[] = []): void {
   const managed = startingState(live, next, identity.subresource);
   const comparison = compare(comparable(live), comparable(next), scope.schema);
-  const changed = scoped(comparison.added.union(comparison.modified), identity, scope);
+  const changed = notOwned.reduce((set, path) => set.withoutSubtree(path), scoped(comparison.added.union(comparison.modified), identity, scope));
   const removed = scoped(comparison.removed, identity, scope);
   const self = managerIdentity({ manager: identity.manager, operation: 'Update', apiVersion: identity.apiVersion, subresource: identity.subresource });
   for (const [id, entry] of managed) {

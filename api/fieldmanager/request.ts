@@ -13,6 +13,7 @@ import type { Target } from '../endpoints/target.ts';
 import { fieldManagerProblems, managerFromUserAgent, updateManagedFields } from './managed-fields.ts';
 import type { OwnershipScope, WriteIdentity } from './managed-fields.ts';
 import { zeroObject } from './typed.ts';
+import { fieldElement } from './field-set.ts';
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
 
@@ -45,7 +46,34 @@ export function zeroOf(target: Target): KubeObject {
   return zeroObject(target.kind.schema, apiVersionOf(target.kind), target.kind.kind) as unknown as KubeObject;
 }
 
-/** Sets `next.metadata.managedFields` for an Update from `live` (undefined: a create). */
-export function trackUpdate(live: KubeObject | undefined, next: KubeObject, target: Target, identity: WriteIdentity): void {
-  updateManagedFields(live ?? zeroOf(target), next, identity, ownershipScope(target));
+/**
+ * Fields kstore's create path sets that kube-apiserver sets after its field manager ran — in
+ * admission (ServiceAccount, Priority, DefaultTolerationSeconds), the REST storage (a Service's
+ * cluster IPs and families) or PrepareForCreate (a Namespace's finalizer) — so a create owns them
+ * only when its body set them.
+ */
+const setAfterFieldManager: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  '/Pod': [['spec', 'serviceAccountName'], ['spec', 'serviceAccount'], ['spec', 'priority'], ['spec', 'preemptionPolicy'], ['spec', 'tolerations']],
+  '/Service': [['spec', 'clusterIP'], ['spec', 'clusterIPs'], ['spec', 'ipFamilies'], ['spec', 'ipFamilyPolicy']],
+  '/Namespace': [['spec', 'finalizers']],
+};
+
+function valueAt(object: KubeObject, path: readonly string[]): unknown {
+  let current: unknown = object;
+  for (const name of path) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[name];
+  }
+  return current;
+}
+
+/**
+ * Sets `next.metadata.managedFields` for an Update from `live`; for a create (`live`
+ * undefined) from the kind's zero object, `requested` being the body as the client sent it.
+ */
+export function trackUpdate(live: KubeObject | undefined, next: KubeObject, target: Target, identity: WriteIdentity, requested?: KubeObject): void {
+  const notOwned = live === undefined && requested !== undefined
+    ? (setAfterFieldManager[`${target.kind.group}/${target.kind.kind}`] ?? []).filter((path) => valueAt(requested, path) === undefined).map((path) => path.map(fieldElement))
+    : [];
+  updateManagedFields(live ?? zeroOf(target), next, identity, ownershipScope(target), notOwned);
 }

@@ -117,6 +117,23 @@ describe('managedFields over HTTP', () => {
     expect(managed(put.body).find((item) => item.manager === 'other')).toMatchObject({ subresource: 'status', fieldsV1: { 'f:status': { 'f:message': {} } } });
   });
 
+  it('a create owns its body and the defaults, not what kube sets after the field manager (admission, allocation)', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    const createdPod = managed((await harness.request('POST', `${pods}?fieldManager=m`, pod)).body)[0]!.fieldsV1['f:spec'] as Record<string, unknown>;
+    expect(Object.keys(createdPod).sort()).toEqual([
+      'f:containers', 'f:dnsPolicy', 'f:enableServiceLinks', 'f:restartPolicy', 'f:schedulerName', 'f:securityContext', 'f:terminationGracePeriodSeconds',
+    ]);
+    const withAccount = { ...pod, metadata: { name: 'q' }, spec: { ...pod.spec, serviceAccountName: 'default' } };
+    const ownedAccount = managed((await harness.request('POST', `${pods}?fieldManager=m`, withAccount)).body)[0]!.fieldsV1['f:spec'] as Record<string, unknown>;
+    expect(ownedAccount['f:serviceAccountName']).toEqual({});
+    const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }], selector: { app: 'x' } } };
+    const createdService = managed((await harness.request('POST', `/api/v1/namespaces/t/services?fieldManager=m`, service)).body)[0]!.fieldsV1['f:spec'] as Record<string, unknown>;
+    expect(createdService['f:clusterIP']).toBeUndefined();
+    expect(createdService['f:ports']).toEqual({ '.': {}, 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {}, 'f:protocol': {}, 'f:targetPort': {} } });
+    const namespace = await harness.request('POST', '/api/v1/namespaces?fieldManager=m', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fresh', labels: { a: 'b' } } });
+    expect(managed(namespace.body)[0]!.fieldsV1).toEqual({ 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } });
+  });
+
   it('rejects an invalid fieldManager (422) and force on a non-apply patch', async () => {
     const long = await harness.request('POST', `${cms}?fieldManager=${'x'.repeat(129)}`, configMap('l'));
     expect(long.statusCode).toBe(422);
