@@ -86,7 +86,7 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
     if (object.metadata.name !== name) throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     const requestedVersion = object.metadata.resourceVersion;
     const patchNamedVersion = requestedVersion !== current.metadata.resourceVersion;
-    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [] });
+    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [], source: 'patch' });
     trackUpdate(current, object, target, identity);
     sendWarnings(reply, warnings);
     if (isDryRun(query, 'PatchOptions')) {

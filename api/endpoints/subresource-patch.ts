@@ -42,7 +42,7 @@ export async function handleSubresourcePatch(request: FastifyRequest, reply: Fas
     const requestedVersion = (patched.metadata as KubeObject['metadata'] | undefined)?.resourceVersion;
     const patchNamedVersion = requestedVersion !== undefined && requestedVersion !== current.metadata.resourceVersion;
     const object = mergeSubresource(subresource, current, patched);
-    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [] }, subresource);
+    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [], source: 'patch' }, subresource);
     trackUpdate(current, object, target, identity);
     sendWarnings(reply, warnings);
     if (isDryRun(query, 'PatchOptions')) {

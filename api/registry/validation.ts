@@ -7,7 +7,7 @@
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { KubeObject } from '../../actors/index.ts';
-import { badRequest } from '../status.ts';
+import { badRequest, invalid } from '../status.ts';
 import type { StatusCause } from '../status.ts';
 import type { NameRule, ResourceKind } from './kinds.ts';
 import type { JsonSchema } from './schemas.ts';
@@ -18,6 +18,18 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 export interface FieldChecks {
   readonly level: FieldValidation;
   readonly duplicates: readonly string[];
+  /** 'patch' when the object is a patch's result: kube reports its strict errors as 422 on the field `patch`. */
+  readonly source?: 'body' | 'patch';
+}
+
+/** JSON with object keys sorted, as Go marshals an unstructured object. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${sortedJson(record[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -157,7 +169,15 @@ export function validateStructure(kind: ResourceKind, object: KubeObject, checks
     ...checks.duplicates.map((path) => `duplicate field "${path}"`),
     ...unknown.map((path) => `unknown field "${path}"`),
   ];
-  if (problems.length > 0 && checks.level === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
+  if (problems.length > 0 && checks.level === 'Strict') {
+    const strictError = `strict decoding error: ${problems.join(', ')}`;
+    // kube: a create or update body is "cannot be handled" (400, transformDecodeError); a patch's
+    // result is Invalid on the field "patch" carrying the patched object (patch.go applyPatch).
+    if (checks.source === 'patch') {
+      throw invalid('', '', '', [{ reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${JSON.stringify(sortedJson(object))}: ${strictError}` }]);
+    }
+    throw badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${strictError}`);
+  }
   for (const segments of unknownFields.values()) removeField(object, segments);
   return checks.level === 'Warn' ? problems : [];
 }

@@ -69,8 +69,17 @@ for (const { name, start } of deployments) {
 
       it('Strict: every unknown and duplicate field in one 400, nothing stored', async () => {
         const status = expectStatus(await write('POST', `${collection('w')}?fieldValidation=Strict`, body, json), 400, 'BadRequest');
-        expect(status.message).toBe('strict decoding error: duplicate field "metadata.name", unknown field "bogus"');
+        expect(status.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name", unknown field "bogus"');
         expectStatus(await read(`${collection('w')}/dup`), 404, 'NotFound');
+      });
+
+      it('Strict on a PATCH: 422 Invalid on the field "patch", as kube-apiserver words it; nothing changes', async () => {
+        const created = await write('POST', collection('w'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'strict-patch' }, data: { a: '1' } });
+        expect(created.status, created.body).toBe(201);
+        const status = expectStatus(await write('PATCH', `${collection('w')}/strict-patch?fieldValidation=Strict`, { data: { a: '2' }, bogus: 1 }, { 'content-type': 'application/merge-patch+json' }), 422, 'Invalid');
+        expect(status.message).toMatch(/^ "" is invalid: patch: Invalid value: "\{.*\}": strict decoding error: unknown field "bogus"$/);
+        const stored = await read(`${collection('w')}/strict-patch`);
+        expect(JSON.parse(stored.body).data).toEqual({ a: '1' });
       });
 
       it('Warn (the default): stored, each problem in a Warning header; Ignore: stored silently', async () => {

@@ -133,7 +133,7 @@ describe('duplicate fields', () => {
   it('are all reported at once in a 400 under Strict, with unknown fields, and nothing is stored', async () => {
     const response = await harness.request('POST', `${cms}?fieldValidation=Strict`, body, { 'content-type': 'application/json' });
     const status = expectStatus(response, 400, 'BadRequest');
-    expect(status['message']).toBe('strict decoding error: duplicate field "metadata.name", unknown field "bogus"');
+    expect(status['message']).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name", unknown field "bogus"');
     expectStatus(await harness.request('GET', `${cms}/c`), 404, 'NotFound');
   });
 

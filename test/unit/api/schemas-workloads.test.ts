@@ -168,7 +168,7 @@ describe('fieldValidation at any depth', () => {
     const status = response.json();
     expect(status).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400 });
     // In document order, as kube's strict decoder meets them.
-    expect(status.message).toBe(`strict decoding error: ${typoFields.map((field) => `unknown field "${field}"`).join(', ')}`);
+    expect(status.message).toBe(`Pod in version "v1" cannot be handled as a Pod: strict decoding error: ${typoFields.map((field) => `unknown field "${field}"`).join(', ')}`);
     expect((await harness.request('GET', `${pods}/p`)).statusCode).toBe(404);
   });
 
@@ -202,7 +202,7 @@ describe('fieldValidation at any depth', () => {
       status: { phase: 'Running', containerStatuses: [{ name: 'web', ready: true, restartCount: 0, image: 'nginx', imageID: '', state: { running: { startedAt: '2026-01-01T00:00:00Z', pid: 1 } } }] },
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json().message).toBe('strict decoding error: unknown field "status.containerStatuses[0].state.running.pid"');
+    expect(response.json().message).toBe('Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "status.containerStatuses[0].state.running.pid"');
   });
 
   it('a known field set to null is absent, as Go decodes it (also under Strict); a nullable time keeps its null', async () => {
@@ -425,7 +425,7 @@ describe('nodes, services, endpoints and events', () => {
     expect(stored.spec).toEqual(node.spec);
     const typo = await harness.request('PUT', '/api/v1/nodes/n1/status?fieldValidation=Strict', { ...stored, status: { ...status, nodeInfo: { ...status.nodeInfo, swap: { capacty: 1 } } } });
     expect(typo.statusCode).toBe(400);
-    expect(typo.json().message).toBe('strict decoding error: unknown field "status.nodeInfo.swap.capacty"');
+    expect(typo.json().message).toBe('Node in version "v1" cannot be handled as a Node: strict decoding error: unknown field "status.nodeInfo.swap.capacty"');
   });
 
   it('Service status: load balancer ingress with ports and metav1 conditions; an unknown field there is reported', async () => {
@@ -446,7 +446,7 @@ describe('nodes, services, endpoints and events', () => {
       ...updated.json<object>(), status: { ...status, loadBalancer: { ingress: [{ ip: '203.0.113.10', ports: [{ port: 80, protocol: 'TCP', eror: 'x' }] }] } },
     });
     expect(typo.statusCode).toBe(400);
-    expect(typo.json().message).toBe('strict decoding error: unknown field "status.loadBalancer.ingress[0].ports[0].eror"');
+    expect(typo.json().message).toBe('Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "status.loadBalancer.ingress[0].ports[0].eror"');
   });
 
   it('Endpoints and both Event groups report deep unknown fields', async () => {
@@ -455,14 +455,14 @@ describe('nodes, services, endpoints and events', () => {
       subsets: [{ addresses: [{ ip: '10.0.0.1', targetRef: { kind: 'Pod', name: 'p', namespace: 't', uidd: 'x' } }], ports: [{ port: 80 }] }],
     });
     expect(endpoints.statusCode).toBe(400);
-    expect(endpoints.json().message).toBe('strict decoding error: unknown field "subsets[0].addresses[0].targetRef.uidd"');
+    expect(endpoints.json().message).toBe('Endpoints in version "v1" cannot be handled as a Endpoints: strict decoding error: unknown field "subsets[0].addresses[0].targetRef.uidd"');
     const event = await harness.request('POST', '/apis/events.k8s.io/v1/namespaces/t/events?fieldValidation=Strict', {
       apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e' }, eventTime: '2026-01-01T00:00:00.000000Z',
       reportingController: 'c', reportingInstance: 'i', action: 'A', reason: 'R', type: 'Normal', regarding: { kind: 'Pod', name: 'p' },
       series: { count: 2, lastObservedTime: '2026-01-01T00:00:01.000000Z', firstObservedTime: 'x' },
     });
     expect(event.statusCode).toBe(400);
-    expect(event.json().message).toBe('strict decoding error: unknown field "series.firstObservedTime"');
+    expect(event.json().message).toBe('Event in version "v1" cannot be handled as a Event: strict decoding error: unknown field "series.firstObservedTime"');
     const core = await harness.request('POST', '/api/v1/namespaces/t/events?fieldValidation=Strict', {
       apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'R', message: 'm',
       source: { component: 'c', hots: 'h' }, count: 'two',
