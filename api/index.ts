@@ -7,7 +7,6 @@ export { certificateAuthenticator } from './authn.ts';
 export type { Authenticator, UserInfo } from './authn.ts';
 export { systemMastersAuthorizer } from './authz.ts';
 export { bootstrapTokenAuthenticator } from './bootstrap-token-authn.ts';
-export { discoveryAuthorizer } from './bootstrap-token-authz.ts';
 export type { Authorizer } from './authz.ts';
 export { authorizationModeDefault, authorizersFor, parseAuthorizationModes, rbacAuthorizer } from './rbac-authorizer.ts';
 export type { AuthorizationMode } from './rbac-authorizer.ts';

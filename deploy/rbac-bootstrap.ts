@@ -99,22 +99,34 @@ export async function ensureRbacBootstrap(client: StoreClient): Promise<void> {
 }
 
 export const rbacBootstrapIntervalMs = 10_000;
+/** Until the first round succeeds (an API replica starting before the store has a leader), it is retried this often. */
+export const rbacBootstrapRetryMs = 1_000;
 
-/** Keeps the bootstrap policy present until stopped; failures (no leader yet) are retried. */
+/**
+ * Keeps the bootstrap policy present until stopped: a round at once, then every 10 s; a failed
+ * round (no leader yet) is retried after 1 s, so non-admin users are not left without the
+ * default discovery grants for long after a start.
+ */
 export function keepRbacBootstrap(client: StoreClient, log: (message: string) => void): { stop(): void } {
   let lastProblem = '';
-  let running = false;
-  const attempt = () => {
-    if (running) return;
-    running = true;
-    ensureRbacBootstrap(client).then(() => { lastProblem = ''; }, (error: unknown) => {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = (delayMs: number) => {
+    if (stopped) return;
+    timer = setTimeout(attempt, delayMs);
+    timer.unref();
+  };
+  function attempt(): void {
+    ensureRbacBootstrap(client).then(() => {
+      lastProblem = '';
+      schedule(rbacBootstrapIntervalMs);
+    }, (error: unknown) => {
       const problem = error instanceof Error ? error.message : String(error);
       if (problem !== lastProblem) log(`rbac bootstrap policy: ${problem}; retrying`);
       lastProblem = problem;
-    }).finally(() => { running = false; });
-  };
+      schedule(rbacBootstrapRetryMs);
+    });
+  }
   attempt();
-  const timer = setInterval(attempt, rbacBootstrapIntervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return { stop: () => { stopped = true; clearTimeout(timer); } };
 }

@@ -8,9 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../actors/index.ts';
 import { BootstrapSigner, TokenCleaner, TokenExpirer } from '../../../actors/controllers/index.ts';
 import type { Controller, ControllerContext, ControllerTimers } from '../../../actors/controllers/index.ts';
-import { buildServer, StoreClient, systemMastersAuthorizer } from '../../../api/index.ts';
+import { authorizersFor, bootstrapClusterRoleBindings, bootstrapClusterRoles, buildServer, clusterRoleBindingObject, clusterRoleObject, StoreClient } from '../../../api/index.ts';
 import { authenticateBootstrapToken, bootstrapTokenAuthenticator } from '../../../api/bootstrap-token-authn.ts';
-import { discoveryAuthorizer } from '../../../api/bootstrap-token-authz.ts';
 import { admin, headerAuthenticator, ImmediateBackend } from './harness.ts';
 
 const t0 = Date.UTC(2026, 0, 1);
@@ -43,7 +42,7 @@ async function startWorld(): Promise<World> {
   const { app } = await buildServer({
     store: client, now,
     authenticators: [headerAuthenticator, bootstrapTokenAuthenticator(client, now)],
-    authorizers: [systemMastersAuthorizer, discoveryAuthorizer],
+    authorizers: authorizersFor(['RBAC'], client),
   });
   const request = (method: string, url: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => app.inject({
     method: method as 'GET', url,
@@ -54,6 +53,11 @@ async function startWorld(): Promise<World> {
     const response = await request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
     expect(response.statusCode).toBe(201);
   }
+  // From kube's default RBAC policy, which each API server keeps: system:discovery for system:authenticated.
+  const discoveryRole = clusterRoleObject(bootstrapClusterRoles.find((role) => role.name === 'system:discovery')!);
+  const discoveryBinding = clusterRoleBindingObject(bootstrapClusterRoleBindings.find((binding) => binding.name === 'system:discovery')!);
+  expect((await request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: discoveryRole })).statusCode).toBe(201);
+  expect((await request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { body: discoveryBinding })).statusCode).toBe(201);
   const pending: (() => void)[] = [];
   const timers = {
     set(_delayMs: number, callback: () => void) {
@@ -167,7 +171,7 @@ describe('bootstrap token authentication', () => {
     const response = await w.asToken('abcdef.0123456789abcdef');
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ kind: 'APIVersions' });
-    // Authenticated but not allowed beyond discovery (no RBAC grants yet): 403, not 401.
+    // Authenticated, but the default RBAC policy grants no more than discovery: 403, not 401.
     const secrets = await w.asToken('abcdef.0123456789abcdef', '/api/v1/namespaces/kube-system/secrets');
     expect(secrets.statusCode).toBe(403);
     expect(JSON.parse(secrets.body).message).toContain('User "system:bootstrap:abcdef" cannot list resource "secrets"');
