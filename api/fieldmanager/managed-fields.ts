@@ -8,7 +8,7 @@
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { JsonSchema } from '../registry/schemas.ts';
 import { ApiError } from '../status.ts';
-import { FieldSet, FieldSetError, fieldElement, pathString } from './field-set.ts';
+import { FieldSet, FieldSetError, canonicalJson, fieldElement, pathString } from './field-set.ts';
 import type { Path } from './field-set.ts';
 import { compare, isObject, merge, removePaths, toFieldSet, withNamedFieldsAsMembers, withoutNulls } from './typed.ts';
 
@@ -277,9 +277,64 @@ export interface Applied {
  * object (the zero object when absent) merged with `config`; the fields this applier applied
  * before and no longer applies are removed unless another manager owns them; a changed field
  * another manager owns is a conflict (409) unless `force`, which takes it over. The applier's
- * entry becomes exactly the configuration's field set.
+ * entry becomes exactly the configuration's field set. For the manager `kubectl`, as kube:
+ * conflicts on fields its client-side last-applied annotation set are taken over, and an
+ * existing last-applied annotation is rewritten to the applied configuration.
  */
 export function applyConfiguration(live: KubeObject, config: KubeObject, identity: WriteIdentity, scope: OwnershipScope, force: boolean): Applied {
+  let result = applyOnce(live, config, identity, scope, force);
+  if ('conflicts' in result && identity.manager === 'kubectl') {
+    // lastAppliedManager: kubectl's first server-side apply of an object it applied client-side
+    // may take the fields its last-applied configuration set (and the live object still has).
+    const allowed = lastAppliedFields(live, scope);
+    const remaining = allowed === undefined ? result.conflicts : result.conflicts.filter((conflict) => !allowed.has(conflict.path));
+    result = remaining.length === 0 ? applyOnce(live, config, identity, scope, true) : { conflicts: remaining };
+  }
+  if ('conflicts' in result) throw conflictError(result.conflicts);
+  // lastAppliedUpdater: kubectl's server-side apply keeps an existing last-applied annotation in step.
+  if (identity.manager === 'kubectl' && lastAppliedOf(live) !== undefined) setLastApplied(result.object, config);
+  return result;
+}
+
+export const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+/** kube's total annotation size limit: a last-applied value that would pass it is left out. */
+const annotationsSizeMax = 256 * 1024;
+
+function lastAppliedOf(object: KubeObject): string | undefined {
+  const value = object.metadata.annotations?.[lastAppliedAnnotation];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** allowedConflictsFromLastApplied: the last-applied configuration's fields whose values the live object still has. */
+function lastAppliedFields(live: KubeObject, scope: OwnershipScope): FieldSet | undefined {
+  const raw = lastAppliedOf(live);
+  if (raw === undefined) return undefined;
+  let lastApplied: JsonValue;
+  try {
+    lastApplied = JSON.parse(raw) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  if (!isObject(lastApplied)) return undefined;
+  const comparison = compare(lastApplied, comparable(live), scope.schema);
+  return toFieldSet(lastApplied, scope.schema).difference(comparison.modified).difference(comparison.added).difference(comparison.removed);
+}
+
+/** buildLastApplied + SetLastApplied: the configuration as Go encodes it (sorted keys, newline), without the annotation itself. */
+function setLastApplied(object: KubeObject, config: KubeObject): void {
+  const copy = structuredClone(config);
+  if (copy.metadata.annotations !== undefined) {
+    copy.metadata.annotations = Object.fromEntries(Object.entries(copy.metadata.annotations).filter(([key]) => key !== lastAppliedAnnotation));
+  }
+  const value = `${canonicalJson(copy as unknown as JsonValue)}\n`;
+  const merged: Record<string, string> = { ...(object.metadata.annotations ?? {}), [lastAppliedAnnotation]: value };
+  const size = Object.entries(merged).reduce((total, [key, text]) => total + key.length + text.length, 0);
+  object.metadata.annotations = size > annotationsSizeMax
+    ? Object.fromEntries(Object.entries(merged).filter(([key]) => key !== lastAppliedAnnotation))
+    : merged;
+}
+
+function applyOnce(live: KubeObject, config: KubeObject, identity: WriteIdentity, scope: OwnershipScope, force: boolean): Applied | { readonly conflicts: FieldConflict[] } {
   const managed = (() => {
     try {
       return decodeManagedFields(live.metadata.managedFields);
@@ -317,7 +372,7 @@ export function applyConfiguration(live: KubeObject, config: KubeObject, identit
   }
   if (conflicts.length > 0 && !force) {
     conflicts.sort((a, b) => compareStrings(managerIdentity(a.manager), managerIdentity(b.manager)));
-    throw conflictError(conflicts);
+    return { conflicts };
   }
   for (const [id, entry] of managed) {
     if (id === self) continue;

@@ -114,6 +114,23 @@ describe('kubectl apply --server-side', () => {
     expect(labelled.metadata.managedFields?.map((entry) => entry.operation)).toEqual(['Apply', 'Update']);
   });
 
+  it('kubectl apply (client-side) then apply --server-side takes the fields over without a conflict', async () => {
+    const manifest = (value: string): string => configMap({ mode: value }).replace('name: settings', 'name: migrated');
+    expect(await ok(['apply', '-f', '-'], manifest('client'))).toContain('configmap/migrated created');
+    const clientSide = await getYaml('configmap', 'migrated');
+    expect(clientSide.metadata.managedFields?.map((entry) => [entry.manager, entry.operation])).toEqual([['kubectl-client-side-apply', 'Update']]);
+    expect(await ok(['apply', '--server-side', '-f', '-'], manifest('server'))).toContain('configmap/migrated serverside-applied');
+    const serverSide = parse(await ok(['get', 'configmap', 'migrated', '-n', ns, '-o', 'yaml', '--show-managed-fields'])) as Stored & { metadata: { annotations: Record<string, string> } };
+    expect(serverSide.data).toEqual({ mode: 'server' });
+    // kubectl then rewrites managedFields itself (csaupgrade, a JSON patch kept as given): the
+    // client-side entry becomes kubectl's Apply and kubectl-last-applied keeps the annotation.
+    expect(serverSide.metadata.managedFields?.map((entry) => [entry.manager, entry.operation, entry.fieldsV1])).toEqual([
+      ['kubectl', 'Apply', { 'f:data': { 'f:mode': {} } }],
+      ['kubectl-last-applied', 'Apply', { 'f:metadata': { 'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } }],
+    ]);
+    expect(JSON.parse(serverSide.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']!)).toMatchObject({ data: { mode: 'server' } });
+  });
+
   it('creates then updates a Pod, merging its containers by name', async () => {
     expect(await ok(['apply', '--server-side', '-f', '-'], pod('nginx:1.27'))).toContain('pod/web serverside-applied');
     const created = await getYaml('pod', 'web');

@@ -183,6 +183,24 @@ describe('server-side apply over HTTP', () => {
     expect(summary(forced.body)).toEqual([['bob', 'Apply', { 'f:data': { 'f:a': {}, 'f:b': {} } }]]);
   });
 
+  it('kubectl\'s server-side apply takes over what its client-side apply set (last-applied annotation) and keeps the annotation in step', async () => {
+    const lastApplied = '{"apiVersion":"v1","data":{"a":"1"},"kind":"ConfigMap","metadata":{"annotations":{},"name":"csa","namespace":"t"}}\n';
+    await harness.request('POST', cms, configMap('csa', { a: '1' }, { annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied } }),
+      { 'user-agent': 'kubectl-client-side-apply/v1.32.4 (linux/amd64) kubernetes/abc' });
+    const other = await harness.request('PATCH', `${cms}/csa?fieldManager=other`, yaml({ a: '2' }, 'csa'), apply);
+    expect(other.statusCode).toBe(409);
+    expect(JSON.parse(other.body).message).toBe('Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.a');
+    const upgraded = await harness.request('PATCH', `${cms}/csa?fieldManager=kubectl`, yaml({ a: '2' }, 'csa'), apply);
+    expect(upgraded.statusCode).toBe(200);
+    const object = JSON.parse(upgraded.body) as { data: Record<string, string>; metadata: { annotations: Record<string, string> } };
+    expect(object.data).toEqual({ a: '2' });
+    expect(object.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).toBe('{"apiVersion":"v1","data":{"a":"2"},"kind":"ConfigMap","metadata":{"name":"csa"}}\n');
+    expect(byManager(upgraded.body)).toEqual([
+      ['kubectl', 'Apply', { 'f:data': { 'f:a': {} } }],
+      ['kubectl-client-side-apply', 'Update', { 'f:data': {}, 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } }],
+    ]);
+  });
+
   it('fields dropped from the configuration are removed unless another manager owns them', async () => {
     await harness.request('PATCH', `${cms}/s?fieldManager=alice`, yaml({ a: '1', b: '2', c: '3' }), apply);
     await harness.request('PATCH', `${cms}/s?fieldManager=bob`, yaml({ c: '3' }), apply);
