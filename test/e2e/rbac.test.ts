@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { adminKubeconfig } from '../../deploy/kubeconfig.ts';
 import { issueClientCertificate, pkiPaths } from '../../deploy/pki.ts';
-import { startServer } from '../support/deployments.ts';
+import { runKstore, startServer } from '../support/deployments.ts';
 import type { Target } from '../support/deployments.ts';
 import { describeResult, Kubectl } from '../support/kubectl.ts';
 import { parseTable } from '../support/table.ts';
@@ -48,6 +48,17 @@ async function ok(kubectl: Kubectl, args: string[]): Promise<string> {
   expect(result.code, describeResult(args, result)).toBe(0);
   return result.stdout;
 }
+
+describe('--authorization-mode', () => {
+  it('an unknown or repeated mode stops the server at start, as kube-apiserver does', async () => {
+    const unknown = await runKstore(['server', '--authorization-mode', 'RBAC,Foo', '--data-dir', path.join(dir.path, 'refused')]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.output).toContain('authorization-mode "Foo" is not a valid mode');
+    const repeated = await runKstore(['server', '--authorization-mode', 'RBAC,RBAC', '--data-dir', path.join(dir.path, 'refused')]);
+    expect(repeated.code).not.toBe(0);
+    expect(repeated.output).toContain('authorization-mode "RBAC" has mode specified more than once');
+  });
+});
 
 describe('RBAC with kubectl', () => {
   it('jane is forbidden, then may read pods in team-a only once bound', async () => {
