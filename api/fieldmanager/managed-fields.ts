@@ -10,7 +10,7 @@ import type { JsonSchema } from '../registry/schemas.ts';
 import { ApiError } from '../status.ts';
 import { FieldSet, FieldSetError, canonicalJson, fieldElement, pathString } from './field-set.ts';
 import type { Path } from './field-set.ts';
-import { compare, isObject, merge, removePaths, toFieldSet, withNamedFieldsAsMembers, withoutNulls } from './typed.ts';
+import { compare, isObject, merge, removePaths, toFieldSet, withNamedFieldsAsMembers, withoutNulls, zeroObject } from './typed.ts';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -282,6 +282,7 @@ export interface Applied {
  * existing last-applied annotation is rewritten to the applied configuration.
  */
 export function applyConfiguration(live: KubeObject, config: KubeObject, identity: WriteIdentity, scope: OwnershipScope, force: boolean): Applied {
+  live = withBeforeFirstApply(live, identity, scope);
   let result = applyOnce(live, config, identity, scope, force);
   if ('conflicts' in result && identity.manager === 'kubectl') {
     // lastAppliedManager: kubectl's first server-side apply of an object it applied client-side
@@ -294,6 +295,23 @@ export function applyConfiguration(live: KubeObject, config: KubeObject, identit
   // lastAppliedUpdater: kubectl's server-side apply keeps an existing last-applied annotation in step.
   if (identity.manager === 'kubectl' && lastAppliedOf(live) !== undefined) setLastApplied(result.object, config);
   return result;
+}
+
+/** skipNonAppliedManager's manager for the fields of an object nobody manages yet. */
+export const beforeFirstApplyManager = 'before-first-apply';
+
+/**
+ * skipNonAppliedManager: an object without managedFields (written before the field manager
+ * ran, or reset) first gets an Update entry `before-first-apply` for everything it holds, so
+ * an apply that changes those fields conflicts instead of silently taking them.
+ */
+function withBeforeFirstApply(live: KubeObject, identity: WriteIdentity, scope: OwnershipScope): KubeObject {
+  const entries = live.metadata.managedFields;
+  if (Array.isArray(entries) && entries.length > 0) return live;
+  const owned = structuredClone(live);
+  delete owned.metadata.managedFields;
+  updateManagedFields(zeroObject(scope.schema, live.apiVersion, live.kind) as unknown as KubeObject, owned, { ...identity, manager: beforeFirstApplyManager }, scope);
+  return owned;
 }
 
 export const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';

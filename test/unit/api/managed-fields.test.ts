@@ -201,6 +201,19 @@ describe('server-side apply over HTTP', () => {
     ]);
   });
 
+  it('an object nobody manages yet is owned by before-first-apply when an apply comes', async () => {
+    await harness.request('POST', `${cms}?fieldManager=one`, configMap('unmanaged', { a: '1', b: '2' }));
+    await harness.request('PATCH', `${cms}/unmanaged`, JSON.stringify([{ op: 'replace', path: '/metadata/managedFields', value: [{}] }]), { 'content-type': 'application/json-patch+json' });
+    const conflicting = await harness.request('PATCH', `${cms}/unmanaged?fieldManager=alice`, yaml({ a: 'x' }, 'unmanaged'), apply);
+    expect(conflicting.statusCode).toBe(409);
+    expect(JSON.parse(conflicting.body).message).toBe('Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a');
+    const same = await harness.request('PATCH', `${cms}/unmanaged?fieldManager=alice`, yaml({ a: '1' }, 'unmanaged'), apply);
+    expect(byManager(same.body)).toEqual([
+      ['alice', 'Apply', { 'f:data': { 'f:a': {} } }],
+      ['before-first-apply', 'Update', { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } }],
+    ]);
+  });
+
   it('fields dropped from the configuration are removed unless another manager owns them', async () => {
     await harness.request('PATCH', `${cms}/s?fieldManager=alice`, yaml({ a: '1', b: '2', c: '3' }), apply);
     await harness.request('PATCH', `${cms}/s?fieldManager=bob`, yaml({ c: '3' }), apply);
