@@ -2,7 +2,7 @@
 // ClusterRoleBinding (k8s.io/api rbac/v1 types.go), in the type-level style of schemas.ts:
 // every field listed, kube's required fields and list extensions for OpenAPI. Semantic rules
 // (verbs required, roleRef kinds, subject kinds, roleRef immutable) are in strategy-rbac.ts.
-import { atomicList, kindSchema, labelSelector, object, string as str } from './schemas.ts';
+import { atomicList, kindSchema, labelSelector, nameDefinitions, object, string as str } from './schemas.ts';
 import type { JsonSchema } from './schemas.ts';
 
 export const policyRuleSchema: JsonSchema = object({
@@ -24,6 +24,9 @@ const roleRefSchema: JsonSchema = {
 
 const aggregationRuleSchema: JsonSchema = object({ clusterRoleSelectors: atomicList(labelSelector) },
   'AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole');
+
+// kube's OpenAPI names, so kubectl explain prints <[]PolicyRule>, <RoleRef>, ...
+nameDefinitions('io.k8s.api.rbac.v1', { PolicyRule: policyRuleSchema, Subject: subjectSchema, RoleRef: roleRefSchema, AggregationRule: aggregationRuleSchema });
 
 export const rbacKindSchemas = {
   Role: kindSchema({ rules: atomicList(policyRuleSchema) },
