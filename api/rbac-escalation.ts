@@ -76,6 +76,27 @@ function candidate(request: FastifyRequest, reader: RbacReader, resource: string
   }
 }
 
+/** Metadata a client may not change or that an update does not compare (set by the server). */
+const ignoredMetadata = new Set(['resourceVersion', 'managedFields', 'ownerReferences', 'finalizers', 'generation', 'creationTimestamp', 'uid', 'selfLink']);
+
+/** JSON with sorted keys, without apiVersion/kind and the ignored metadata. */
+function canonical(value: unknown, depth = 0, parent = ''): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, depth + 1)).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([key]) => !(depth === 0 && (key === 'apiVersion' || key === 'kind')) && !(parent === 'metadata' && ignoredMetadata.has(key)))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item, depth + 1, depth === 0 ? key : '')}`).join(',')}}`;
+}
+
+/**
+ * rbacregistry.IsOnlyMutatingGCFields: an update that changes nothing but ownerReferences and
+ * finalizers (what the garbage collector writes) is not checked.
+ */
+export function onlyMutatesGcFields(object: KubeObject, old: KubeObject | undefined): boolean {
+  return old !== undefined && canonical(object) === canonical(old);
+}
+
 function roleRefOf(object: KubeObject): { kind: string; name: string } {
   const ref = object['roleRef'];
   const fields = ref !== null && typeof ref === 'object' && !Array.isArray(ref) ? ref as Record<string, unknown> : {};
@@ -121,6 +142,7 @@ async function rbacEscalationPluginBody(app: FastifyInstance, options: RbacEscal
     if (request.method === 'POST' && info.name !== '') return undefined;
     const object = candidate(request, options.store, info.resource, info.namespace, info.name);
     if (object === undefined) return undefined;
+    if (request.method !== 'POST' && onlyMutatesGcFields(object, options.store.get({ group: rbacGroupName, resource: info.resource, namespace: info.namespace, name: info.name }))) return undefined;
     const error = await checkRbacWrite(options, resolver, request.user, info.resource, info.namespace, object, info.name);
     if (error === undefined) return undefined;
     return reply.code(error.code).type('application/json').send(error.status);

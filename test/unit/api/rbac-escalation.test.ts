@@ -68,6 +68,16 @@ describe('escalation prevention on roles', () => {
     expect(put.statusCode, put.body).toBe(200);
   });
 
+  it('an update of only ownerReferences and finalizers (the garbage collector\'s) is not checked; other changes are', async () => {
+    await harness.request('POST', `${rbac}/namespaces/t/roles`, role('big', [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }]));
+    const merge = { ...alice, 'content-type': 'application/merge-patch+json' };
+    const owned = await harness.request('PATCH', `${rbac}/namespaces/t/roles/big`, { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: 'u-1' }] } }, merge);
+    expect(owned.statusCode, owned.body).toBe(200);
+    const labelled = await harness.request('PATCH', `${rbac}/namespaces/t/roles/big`, { metadata: { labels: { a: 'b' } } }, merge);
+    expect(labelled.statusCode).toBe(403);
+    expect(labelled.json().message).toContain('{APIGroups:[""], Resources:["secrets"], Verbs:["*"]}');
+  });
+
   it('escalate on roles lifts the check; system:masters never meets it', async () => {
     await harness.request('POST', `${rbac}/namespaces/t/roles`, role('escalator', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['escalate'] }]));
     await harness.request('POST', `${rbac}/namespaces/t/rolebindings`, roleBinding('escalator', 'Role', 'escalator'));
