@@ -125,7 +125,7 @@ export async function handleApply(request: FastifyRequest, reply: FastifyReply, 
     if (!current) {
       if (subresource !== undefined) throw notFound({ ...qualified, resource: `${target.kind.resource}/${subresource}` }, name);
       if (requestedUid !== '') throw conflict(qualified, name, `uid mismatch: the provided object specified uid ${requestedUid}, and no existing object was found`);
-      if (requestedVersion !== '') throw notFound(qualified, name);
+      // A resourceVersion in the configuration is wiped on create, as kube's create-via-apply does.
       const { object } = applyConfiguration(zeroOf(target), config, identity, scope, force);
       const created = await createObject(object, target, query, checks, context, causeOf(request, context), undefined);
       sendWarnings(reply, [...warnings, ...created.warnings]);

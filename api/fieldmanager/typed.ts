@@ -322,21 +322,16 @@ function removePath(value: JsonValue, path: Path, node: TypeNode): void {
  */
 export function withNamedFieldsAsMembers(set: FieldSet, schema: JsonSchema | undefined): FieldSet {
   const result = set.clone();
-  const visit = (prefix: PathElement[], node: TypeNode): void => {
-    const subtree = set.node(prefix);
-    if (!subtree) return;
-    for (const path of subtree.paths()) {
-      // Every prefix of a member path that names a declared struct field.
-      let current = node;
-      for (let depth = 0; depth < path.length - 1; depth++) {
-        const element = path[depth]!;
-        const absolute = [...prefix, ...path.slice(0, depth + 1)];
-        if (current.type === 'struct' && element.startsWith('f:') && isDeclared(current, element.slice(2))) result.insert(absolute);
-        current = childType(current, element);
-      }
+  const root = typeOf(schema);
+  for (const path of set.paths()) {
+    // Every proper prefix of a member path that ends in a declared struct field.
+    let node = root;
+    for (let depth = 0; depth < path.length - 1; depth++) {
+      const element = path[depth]!;
+      if (node.type === 'struct' && element.startsWith('f:') && isDeclared(node, element.slice(2))) result.insert(path.slice(0, depth + 1));
+      node = childType(node, element);
     }
-  };
-  visit([], typeOf(schema));
+  }
   return result;
 }
 

@@ -253,6 +253,11 @@ describe('server-side apply over HTTP', () => {
     expect(duplicateKey.statusCode).toBe(400);
     const wrongType = await harness.request('PATCH', `${cms}/s?fieldManager=a`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndata: [1]\n', apply);
     expect(wrongType.statusCode).toBe(400);
+    const createdWithVersion = await harness.request('PATCH', `${cms}/v?fieldManager=a`, yaml({ a: '1' }, 'v', '  resourceVersion: "12345"\n'), apply);
+    expect(createdWithVersion.statusCode).toBe(201);
+    const createdWithUid = await harness.request('PATCH', `${cms}/u?fieldManager=a`, yaml({ a: '1' }, 'u', '  uid: abc\n'), apply);
+    expect(createdWithUid.statusCode).toBe(409);
+    expect(JSON.parse(createdWithUid.body).message).toContain('uid mismatch: the provided object specified uid abc, and no existing object was found');
     const dryRun = await harness.request('PATCH', `${cms}/s?fieldManager=a&dryRun=All`, yaml({ a: '1' }), apply);
     expect(dryRun.statusCode).toBe(201);
     expect((await harness.request('GET', `${cms}/s`)).statusCode).toBe(404);
