@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { authnPlugin } from './authn.ts';
 import type { Authenticator } from './authn.ts';
 import { authzPlugin } from './authz.ts';
+import { impersonationPlugin } from './impersonation.ts';
 import type { Authorizer } from './authz.ts';
 import { rbacEscalationPlugin } from './rbac-escalation.ts';
 import { accessReviewsPlugin } from './rbac-reviews.ts';
@@ -121,6 +122,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     featureGates: options.featureGates ?? featureGatesDefault, authorizers: options.authorizers,
   };
   await app.register(authnPlugin, { authenticators: [...options.authenticators] });
+  await app.register(impersonationPlugin, { authorizers: [...options.authorizers] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
   // RBAC's escalation checks on role and binding writes, and the access reviews (kubectl auth can-i).
   await app.register(rbacEscalationPlugin, { store: options.store, authorizers: [...options.authorizers] });

@@ -89,6 +89,17 @@ describe('RBAC with kubectl', () => {
     expect(list).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
   });
 
+  it('kubectl --as impersonates: the admin acts as jane with jane\'s rights; jane may not impersonate', async () => {
+    const asJane = await admin.run(['get', 'configmaps', '-n', 'team-b', '--as', 'jane']);
+    expect(asJane.code).toBe(1);
+    expect(asJane.stderr).toContain('User "jane" cannot list resource "configmaps" in API group "" in the namespace "team-b"');
+    expect((await admin.run(['auth', 'can-i', 'list', 'configmaps', '-n', 'team-b', '--as', 'jane'])).stdout.trim()).toBe('no');
+    expect((await admin.run(['auth', 'can-i', 'list', 'configmaps', '-n', 'team-b', '--as', 'jane', '--as-group', 'system:masters'])).stdout.trim()).toBe('yes');
+    const refused = await jane.run(['get', 'configmaps', '-n', 'team-b', '--as', 'admin']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('users "admin" is forbidden: User "jane" cannot impersonate resource "users" in API group "" at the cluster scope');
+  });
+
   it('kubectl get shows the RBAC objects with kube\'s columns', async () => {
     await ok(admin, ['create', 'role', 'cm-reader', '--verb=get', '--resource=configmaps', '-n', 'team-b']);
     await ok(admin, ['create', 'rolebinding', 'devs-read-cms', '--role=cm-reader', '--group=developers', '--serviceaccount=team-b:default', '-n', 'team-b']);
