@@ -20,6 +20,7 @@ import type { Pki } from '../pki.ts';
 import { storeSubjects } from '../../raft/node/index.ts';
 import type { MemberStatus } from '../../raft/node/index.ts';
 import { parseDuration } from '../event-stream/index.ts';
+import { parseAuthorizationModes } from '../../api/index.ts';
 
 const kstoreExecutable = fileURLToPath(new URL('../kstore.mjs', import.meta.url));
 /**
@@ -63,6 +64,8 @@ Flags:
   --feature-gates <list>   the API replicas' alpha features, e.g. AllowUnsafeMalformedObjectDeletion=true (up only)
   --watch-bookmark-interval <d>
                            the API replicas' BOOKMARK period for watches that allow them (default 1m; up only)
+  --authorization-mode <list>
+                           the API replicas' authorizers, e.g. RBAC or AlwaysAllow (default RBAC; up only)
   --json                   machine-readable status (status only)
 `;
 
@@ -110,6 +113,8 @@ export interface ClusterFile {
   readonly featureGates?: string;
   /** --watch-bookmark-interval of the API replicas, as given ('' for their default). */
   readonly watchBookmarkInterval?: string;
+  /** --authorization-mode of the API replicas, as given ('' for their default, RBAC). */
+  readonly authorizationMode?: string;
   readonly versions: { readonly kstore: string; readonly node: string; readonly natsServer: string };
   readonly startedAt: string;
 }
@@ -125,6 +130,7 @@ interface UpFlags {
   readonly bootstrapTokenAuth: boolean;
   readonly featureGates: string;
   readonly watchBookmarkInterval: string;
+  readonly authorizationMode: string;
 }
 
 function positiveInt(value: string, flag: string, min: number): number {
@@ -151,6 +157,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
       'enable-bootstrap-token-auth': { type: 'boolean', default: false },
       'feature-gates': { type: 'string', default: '' },
       'watch-bookmark-interval': { type: 'string', default: '' },
+      'authorization-mode': { type: 'string', default: '' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -159,6 +166,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
   if (values.help) return undefined;
   if (values['data-dir'] === undefined) throw new Error('--data-dir is required');
   if (values['watch-bookmark-interval'] !== '') parseDuration(values['watch-bookmark-interval']);
+  if (values['authorization-mode'] !== '') parseAuthorizationModes(values['authorization-mode']);
   const portBase = values['port-base'] === undefined ? undefined : Number(values['port-base']);
   if (portBase !== undefined && (!Number.isInteger(portBase) || portBase < 1024 || portBase > 65000)) throw new Error('--port-base must be an integer 1024..65000');
   return {
@@ -167,7 +175,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
       dataDir: path.resolve(values['data-dir']), stores: positiveInt(values.stores, '--stores', 1), apis: positiveInt(values.apis, '--apis', 0),
       natsServers: positiveInt(values['nats-servers'], '--nats-servers', 1), eventsMaxAge: values['events-max-age'], portBase,
       controllers: values.controllers, bootstrapTokenAuth: values['enable-bootstrap-token-auth'], featureGates: values['feature-gates'],
-      watchBookmarkInterval: values['watch-bookmark-interval'],
+      watchBookmarkInterval: values['watch-bookmark-interval'], authorizationMode: values['authorization-mode'],
     },
   };
 }
@@ -437,11 +445,12 @@ function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrl
 }
 
 /** The command line of an API replica `up` starts (also when it restarts a dead one). */
-function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string; bootstrapTokenAuth: boolean; featureGates: string; watchBookmarkInterval: string }): string[] {
+function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string; bootstrapTokenAuth: boolean; featureGates: string; watchBookmarkInterval: string; authorizationMode: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', replica.natsUrls.join(','), '--port', String(replica.port), '--bind-address', '127.0.0.1',
     '--tls-cert-file', replica.pki.paths.serverCert, '--tls-private-key-file', replica.pki.paths.serverKey, '--client-ca-file', replica.pki.paths.caCert,
     '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name, ...(replica.bootstrapTokenAuth ? ['--enable-bootstrap-token-auth'] : []), ...(replica.featureGates === '' ? [] : ['--feature-gates', replica.featureGates]),
-    ...(replica.watchBookmarkInterval === '' ? [] : ['--watch-bookmark-interval', replica.watchBookmarkInterval])];
+    ...(replica.watchBookmarkInterval === '' ? [] : ['--watch-bookmark-interval', replica.watchBookmarkInterval]),
+    ...(replica.authorizationMode === '' ? [] : ['--authorization-mode', replica.authorizationMode])];
 }
 
 /** Reports why `up` failed (with the failing log's tail), stops what it started, exit code 1. */
@@ -496,7 +505,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
     const file: ClusterFile = {
       cluster: clusterName, group: groupName, dataDir, natsUrls: nats.map((server) => server.url), nats, stores, apis, kubeconfig,
       eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, bootstrapTokenAuth: flags.bootstrapTokenAuth, featureGates: flags.featureGates,
-      watchBookmarkInterval: flags.watchBookmarkInterval, versions,
+      watchBookmarkInterval: flags.watchBookmarkInterval, authorizationMode: flags.authorizationMode, versions,
       startedAt: new Date().toISOString(),
     };
     await writeAtomic(clusterFilePath(dataDir), `${JSON.stringify(file, null, 2)}\n`);
@@ -575,7 +584,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, bootstrapTokenAuth: flags.bootstrapTokenAuth, featureGates: flags.featureGates, watchBookmarkInterval: flags.watchBookmarkInterval }), log);
+        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, bootstrapTokenAuth: flags.bootstrapTokenAuth, featureGates: flags.featureGates, watchBookmarkInterval: flags.watchBookmarkInterval, authorizationMode: flags.authorizationMode }), log);
         started.push({ name: `api ${name}`, pid });
         apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
         await write();
@@ -638,7 +647,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       }
       const pki = await ensurePki(file.dataDir, []);
       const from = logSize(api.log);
-      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, bootstrapTokenAuth: file.bootstrapTokenAuth ?? false, featureGates: file.featureGates ?? '', watchBookmarkInterval: file.watchBookmarkInterval ?? '' }), api.log);
+      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, bootstrapTokenAuth: file.bootstrapTokenAuth ?? false, featureGates: file.featureGates ?? '', watchBookmarkInterval: file.watchBookmarkInterval ?? '', authorizationMode: file.authorizationMode ?? '' }), api.log);
       started.push({ name: `api ${api.name}`, pid });
       await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
       restarted.push(`api ${api.name} (pid ${pid})`);
