@@ -377,8 +377,9 @@ export function withoutNulls(value: JsonValue): JsonValue {
 /**
  * What structured-merge-diff's ObjectToTyped refuses in an applied configuration: a field a
  * struct does not declare (`.spec.bogus: field not declared in schema`; the first such field of
- * each object, as its validator stops there) and two items of an associative or set list with
- * the same key (`.spec.containers: duplicate entries for key [name="c"]`).
+ * each object, as its validator stops there), two items of an associative or set list with
+ * the same key (`.spec.containers: duplicate entries for key [name="c"]`) and an item of a
+ * keyed list without any of its keys.
  */
 export function configurationProblems(value: JsonValue, schema: JsonSchema | undefined): string[] {
   const problems: string[] = [];
@@ -391,6 +392,13 @@ function walkProblems(value: JsonValue, node: TypeNode, path: string, problems: 
   if (node.type === 'list') {
     if (!Array.isArray(value)) return;
     const seen = new Set<PathElement>();
+    for (const [index, item] of value.entries()) {
+      if (node.relation === 'map' && node.keys.length > 0 && itemElement(node, item, index).startsWith('i:')) {
+        const keys = `[${node.keys.map((key) => JSON.stringify(key)).join(' ')}]`;
+        problems.push(`${path}: element ${index}: associative list with keys has an element that omits all key fields ${keys} (and doesn't have default values for any key fields)`);
+        return;
+      }
+    }
     value.forEach((item, index) => {
       const element = itemElement(node, item, index);
       const shown = pathString([element]);

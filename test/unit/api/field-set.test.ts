@@ -107,6 +107,9 @@ describe('typed field sets', () => {
       '.spec.containers: duplicate entries for key [name="c"]',
       '.extra: field not declared in schema',
     ]);
+    expect(configurationProblems({ spec: { containers: [{ image: 'x' }] } } as JsonValue, pods.schema)).toEqual([
+      '.spec.containers: element 0: associative list with keys has an element that omits all key fields ["name"] (and doesn\'t have default values for any key fields)',
+    ]);
   });
 
   it('merges associative lists by key and keeps live items', () => {
