@@ -12,6 +12,7 @@ import { impersonationPlugin } from './impersonation.ts';
 import type { Authorizer } from './authz.ts';
 import { rbacEscalationPlugin } from './rbac-escalation.ts';
 import { accessReviewsPlugin } from './rbac-reviews.ts';
+import { selfSubjectReviewPlugin } from './self-subject-review.ts';
 import { discoveryPlugin } from './discovery.ts';
 import type { EndpointContext } from './endpoints/context.ts';
 import { patchMediaTypes } from './endpoints/patch.ts';
@@ -127,6 +128,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   // RBAC's escalation checks on role and binding writes, and the access reviews (kubectl auth can-i).
   await app.register(rbacEscalationPlugin, { store: options.store, authorizers: [...options.authorizers] });
   await app.register(accessReviewsPlugin, { store: options.store, authorizers: [...options.authorizers] });
+  await app.register(selfSubjectReviewPlugin);
   await app.register(metricsPlugin, { metrics });
   await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });
   if (options.clusterView !== undefined) await app.register(clusterViewPlugin, { view: options.clusterView });

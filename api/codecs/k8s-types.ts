@@ -21,6 +21,7 @@
 import { eventsV1 } from './k8s-types-events.ts';
 import { coreV1Nodes } from './k8s-types-node.ts';
 import { authorizationV1, rbacV1 } from './k8s-types-rbac.ts';
+import { authenticationV1 } from './k8s-types-authentication.ts';
 import { coreV1PodStatus } from './k8s-types-pod-status.ts';
 import { coreV1PodSpec } from './k8s-types-pod.ts';
 import { coreV1Volumes } from './k8s-types-volumes.ts';
@@ -481,7 +482,7 @@ message PartialObjectMetadataList {
 
 export const protoSources: readonly ProtoSource[] = [
   runtime, metaV1, metaV1beta1, intstr, resource, coreV1, coreV1Services, coreV1PodSpec, coreV1Volumes, coreV1PodStatus, coreV1Nodes,
-  coordinationV1, policyV1, eventsV1, rbacV1, authorizationV1,
+  coordinationV1, policyV1, eventsV1, rbacV1, authorizationV1, authenticationV1,
 ];
 
 const meta = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -510,6 +511,9 @@ export const kindMessages: ReadonlyMap<string, string> = new Map([
     .map((kind): [string, string] => [`rbac.authorization.k8s.io/v1/${kind}`, `k8s.io.api.rbac.v1.${kind}`]),
   ...(['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] as const)
     .map((kind): [string, string] => [`authorization.k8s.io/v1/${kind}`, `k8s.io.api.authorization.v1.${kind}`]),
+  // kubectl auth whoami (v1 since 1.28, v1beta1 before: the same message).
+  ['authentication.k8s.io/v1/SelfSubjectReview', 'k8s.io.api.authentication.v1.SelfSubjectReview'],
+  ['authentication.k8s.io/v1beta1/SelfSubjectReview', 'k8s.io.api.authentication.v1.SelfSubjectReview'],
   // Metadata-only views (Accept ...;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1|v1beta1).
   ['meta.k8s.io/v1/PartialObjectMetadata', `${meta}.PartialObjectMetadata`],
   ['meta.k8s.io/v1/PartialObjectMetadataList', `${meta}.PartialObjectMetadataList`],

@@ -100,6 +100,17 @@ describe('RBAC with kubectl', () => {
     expect(refused.stderr).toContain('users "admin" is forbidden: User "jane" cannot impersonate resource "users" in API group "" at the cluster scope');
   });
 
+  it('kubectl auth whoami (SelfSubjectReview) shows who the server sees, impersonated too', async () => {
+    const self = await ok(jane, ['auth', 'whoami']);
+    expect(self).toMatch(/^Username\s+jane$/m);
+    expect(self).toMatch(/^Groups\s+\[.*system:authenticated\]$/m);
+    const json = JSON.parse(await ok(jane, ['auth', 'whoami', '-o', 'json'])) as { kind: string; apiVersion: string; status: { userInfo: { username: string; groups: string[] } } };
+    expect(json).toMatchObject({ kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', status: { userInfo: { username: 'jane' } } });
+    const asJane = await ok(admin, ['auth', 'whoami', '--as', 'jane', '--as-group', 'developers']);
+    expect(asJane).toMatch(/^Username\s+jane$/m);
+    expect(asJane).toMatch(/^Groups\s+\[developers system:authenticated\]$/m);
+  });
+
   it('kubectl get shows the RBAC objects with kube\'s columns', async () => {
     await ok(admin, ['create', 'role', 'cm-reader', '--verb=get', '--resource=configmaps', '-n', 'team-b']);
     await ok(admin, ['create', 'rolebinding', 'devs-read-cms', '--role=cm-reader', '--group=developers', '--serviceaccount=team-b:default', '-n', 'team-b']);
