@@ -94,7 +94,9 @@ async function metricsPluginBody(app: FastifyInstance, options: { metrics: ApiMe
   app.addHook('onResponse', async (request, reply) => {
     const info = request.requestInfo;
     if (info === undefined || info === null) return;
-    const verb = info.isResourceRequest ? verbLabels[info.verb] ?? info.verb.toUpperCase() : request.method;
+    // kube's CleanVerb: a server-side apply PATCH counts as APPLY.
+    const isApply = request.method === 'PATCH' && (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/apply-patch');
+    const verb = !info.isResourceRequest ? request.method : isApply ? 'APPLY' : verbLabels[info.verb] ?? info.verb.toUpperCase();
     metrics.recordRequest({
       verb, group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource,
       scope: scopeOf(info.namespace, info.name, info.resource), code: reply.statusCode,
