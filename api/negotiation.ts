@@ -107,7 +107,7 @@ export function decodeBody(contentType: string | undefined, raw: string | Buffer
   if (raw.trim() === '') throw badRequest('the body of the request was empty');
   if (mediaType === 'application/yaml') {
     try {
-      return parseYaml(raw, { maxAliasCount: 100 }) as unknown;
+      return parseYaml(raw, { maxAliasCount: 100, version: '1.1' }) as unknown;
     } catch (error) {
       throw badRequest(`error converting YAML to JSON: ${(error as Error).message}`);
     }

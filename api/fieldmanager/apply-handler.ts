@@ -73,7 +73,7 @@ function readConfiguration(request: FastifyRequest, target: Target): KubeObject 
   const raw = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
   let decoded: unknown;
   try {
-    decoded = parseYaml(raw, { maxAliasCount: 100 }) as unknown;
+    decoded = parseYaml(raw, { maxAliasCount: 100, version: '1.1' }) as unknown;
   } catch (error) {
     throw badRequest(`error decoding patch: ${(error as Error).message}`);
   }

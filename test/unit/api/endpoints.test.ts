@@ -299,6 +299,14 @@ describe('list', () => {
     expect(response.headers['retry-after']).toBe('1');
   });
 
+  it('reads YAML bodies with YAML 1.1 scalars, as kube\'s go-yaml: an unquoted yes is a boolean', async () => {
+    const quoted = await harness.request('POST', cms, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: quoted\ndata:\n  enabled: "yes"\n', { 'content-type': 'application/yaml' });
+    expect(quoted.statusCode, quoted.body).toBe(201);
+    const bare = await harness.request('POST', cms, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bare\ndata:\n  enabled: yes\n', { 'content-type': 'application/yaml' });
+    expect(bare.statusCode).toBe(400);
+    expect(json(bare).message).toMatch(/^ConfigMap in version "v1" cannot be handled as a ConfigMap: .*data\.enabled/);
+  });
+
   it('serves YAML and the Table form on request', async () => {
     await harness.request('POST', cms, configMap('c'));
     const yaml = await harness.request('GET', `${cms}/c`, undefined, { accept: 'application/yaml' });
