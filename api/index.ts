@@ -19,3 +19,4 @@ export type { ApiReplicaView, ClusterView, StoreMemberView } from './cluster-vie
 export type { LifecycleHistoryEntry, MachineView, ObjectLifecycleView } from './console/view-types.ts';
 export { parseFeatureGates } from './endpoints/corrupt.ts';
 export type { FeatureGates } from './endpoints/corrupt.ts';
+export { eventsV1ToCore } from './registry/event-conversion.ts';

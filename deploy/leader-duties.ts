@@ -1,6 +1,7 @@
 // Owns: the cluster's leader-only work in a multi-member store (what `kstore server` does
 // for its single member): while this member leads, it makes sure the system namespaces exist
-// and runs the leader-only controllers of actors/controllers (the token expirer, then those
+// (and carries events of an earlier version's separate events.k8s.io collection over,
+// legacy-events.ts) and runs the leader-only controllers of actors/controllers (the token expirer, then those
 // --controllers enables: namespace lifecycle, garbage collector, and when asked tokencleaner and
 // bootstrapsigner); when it stops leading, they stop. Commands are proposed through the local
 // RaftNode (a leader's proposals need no NATS round trip); a proposal that fails because
@@ -14,6 +15,7 @@ import { createControllers } from '../actors/controllers/index.ts';
 import type { Controller, ControllerContext } from '../actors/controllers/index.ts';
 import type { ProposalOutcome } from '../raft/index.ts';
 import { ensureSystemNamespaces } from './system-namespaces.ts';
+import { migrateLegacyEvents } from './legacy-events.ts';
 
 /** Namespaces kube-apiserver's system namespace controller keeps present. */
 export { systemNamespaceNames } from './system-namespaces.ts';
@@ -66,7 +68,11 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
   let ensured = false;
   let nextEnsureMs = 0;
 
-  const ensureNamespaces = (): Promise<void> => ensureSystemNamespaces((key) => options.state.get(key), propose);
+  const ensureNamespaces = async (): Promise<void> => {
+    await ensureSystemNamespaces((key) => options.state.get(key), propose);
+    const carried = await migrateLegacyEvents(options.state, propose);
+    if (carried > 0) log('events.k8s.io events of an earlier version carried over to the events collection', { count: carried });
+  };
 
   const begin = async (): Promise<void> => {
     running = true;

@@ -14,6 +14,7 @@ import { advertiseAddress } from '../advertise-address.ts';
 import { untilStopSignal } from './stop-signal.ts';
 import { ensureKubernetesService, keepKubernetesService } from '../kubernetes-service.ts';
 import { ensureSystemNamespaces } from '../system-namespaces.ts';
+import { migrateLegacyEvents } from '../legacy-events.ts';
 import { ensureRbacBootstrap, keepRbacBootstrap } from '../rbac-bootstrap.ts';
 
 const leaderWaitMs = 10_000;
@@ -29,6 +30,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   await store.node.waitForLeader(leaderWaitMs);
   const client = new StoreClient(store.backend);
   await ensureSystemNamespaces((key) => store.state.get(key), (command) => client.propose(command));
+  const carried = await migrateLegacyEvents(store.state, (command) => client.propose(command));
+  if (carried > 0) process.stderr.write(`${JSON.stringify({ message: 'events.k8s.io events of an earlier version carried over to the events collection', count: carried })}\n`);
   // A single member is always the leader, so its leader-only controllers run from the start.
   const controllerContext: ControllerContext = {
     state: store.state,
