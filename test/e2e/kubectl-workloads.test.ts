@@ -3,42 +3,33 @@
 // `get all`, field selectors, `logs` (no kubelets), `drain` (cordon, evictions through the pod
 // eviction subresource with kubectl's protobuf client, waiting for the pods to go: gracefully
 // evicted pods stay Terminating with no kubelet, `--grace-period=0` removes them).
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { KstoreProcess } from '../support/kstore-process.ts';
-import { describeResult, Kubectl } from '../support/kubectl.ts';
+import { startKubectlServer } from '../support/kubectl-server.ts';
+import type { KubectlServer } from '../support/kubectl-server.ts';
+import { Kubectl } from '../support/kubectl.ts';
 import type { KubectlResult } from '../support/kubectl.ts';
 import { parseTable } from '../support/table.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
-import type { TempDir } from '../support/temp-dir.ts';
 
-let dir: TempDir | undefined;
-let server: KstoreProcess | undefined;
+let fixture: KubectlServer | undefined;
 let kubectl: Kubectl;
 const ns = 'work';
 
 beforeAll(async () => {
-  dir = await makeTempDir('kstore-e2e-workloads-');
-  server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'data') });
-  kubectl = new Kubectl({ kubeconfig: server.kubeconfigPath, cacheDir: path.join(dir.path, 'kube-cache') });
-  await ok(['create', 'namespace', ns]);
+  fixture = await startKubectlServer('kstore-e2e-workloads-', ns);
+  kubectl = fixture.kubectl;
 });
 
 afterAll(async () => {
-  kubectl?.stopAll();
-  if (server) await server.stop().catch(() => server?.kill());
-  await dir?.remove();
+  await fixture?.stop();
 });
 
 function diagnostics(args: readonly string[], result: KubectlResult): string {
-  return `${describeResult(args, result)}\nserver output (tail):\n${server?.output().slice(-4000) ?? ''}`;
+  return fixture!.diagnostics(args, result);
 }
 
-async function ok(args: readonly string[], input?: string): Promise<string> {
-  const result = await kubectl.run(args, input === undefined ? {} : { input });
-  expect(result.code, diagnostics(args, result)).toBe(0);
-  return result.stdout;
+function ok(args: readonly string[], input?: string): Promise<string> {
+  return fixture!.ok(args, input);
 }
 
 async function ensure(object: Record<string, unknown>): Promise<void> {

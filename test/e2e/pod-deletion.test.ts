@@ -5,43 +5,34 @@
 // inspector shows the terminating state; deleting the node lets PodGC (kube's
 // pod-garbage-collector-controller, 40 s quarantine) remove its pods. Waits are conditions with
 // deadlines, never sleeps.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KstoreProcess } from '../support/kstore-process.ts';
-import { describeResult, Kubectl } from '../support/kubectl.ts';
+import { startKubectlServer } from '../support/kubectl-server.ts';
+import type { KubectlServer } from '../support/kubectl-server.ts';
+import { Kubectl } from '../support/kubectl.ts';
 import type { KubectlResult } from '../support/kubectl.ts';
 import { parseTable } from '../support/table.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
-import type { TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-let dir: TempDir | undefined;
-let server: KstoreProcess | undefined;
+let fixture: KubectlServer | undefined;
 let kubectl: Kubectl;
 const ns = 'graceful';
 
 beforeAll(async () => {
-  dir = await makeTempDir('kstore-e2e-pod-deletion-');
-  server = await KstoreProcess.start({ dataDir: path.join(dir.path, 'data') });
-  kubectl = new Kubectl({ kubeconfig: server.kubeconfigPath, cacheDir: path.join(dir.path, 'kube-cache') });
-  await ok(['create', 'namespace', ns]);
+  fixture = await startKubectlServer('kstore-e2e-pod-deletion-', ns);
+  kubectl = fixture.kubectl;
   await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }));
 }, 60_000);
 
 afterAll(async () => {
-  kubectl?.stopAll();
-  if (server) await server.stop().catch(() => server?.kill());
-  await dir?.remove();
+  await fixture?.stop();
 });
 
 function diagnostics(args: readonly string[], result: KubectlResult): string {
-  return `${describeResult(args, result)}\nserver output (tail):\n${server?.output().slice(-4000) ?? ''}`;
+  return fixture!.diagnostics(args, result);
 }
 
-async function ok(args: readonly string[], input?: string): Promise<string> {
-  const result = await kubectl.run(args, input === undefined ? {} : { input });
-  expect(result.code, diagnostics(args, result)).toBe(0);
-  return result.stdout;
+function ok(args: readonly string[], input?: string): Promise<string> {
+  return fixture!.ok(args, input);
 }
 
 async function createPod(name: string, nodeName?: string): Promise<void> {
