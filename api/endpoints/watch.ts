@@ -3,8 +3,11 @@
 // sendInitialEvents with its closing BOOKMARK, label/field selector transitions (an object
 // that stops matching is DELETED for the watcher), timeoutSeconds, a 410 ERROR event when
 // the start version has left the window, and the chunked stream of one JSON event per line (or,
-// for a client that accepts protobuf first, kube's length-framed protobuf WatchEvents).
-import { once } from 'node:events';
+// for a client that accepts protobuf first, kube's length-framed protobuf WatchEvents), and
+// that a watch's watcher is released whenever its client goes away — however and whenever the
+// connection ends, including before the watcher was registered.
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeEvent, KubeObject } from '../../actors/index.ts';
 import { collectionPrefix, keyString } from '../../actors/index.ts';
@@ -130,6 +133,68 @@ async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector
   if (reason instanceof WatcherExpiredError) yield frame('ERROR', gone(reason.message).status, format);
 }
 
+/**
+ * The client's side of one watch: gone once its socket or the response closes or errors,
+ * whichever is seen first, and also when that happened before the handler ran (the client reset
+ * the connection while authentication or the read barrier was pending: no 'close' will come
+ * then, so `gone` reads the destroyed flags too). Listeners are removed by dispose(), so
+ * watches that end on a keep-alive connection do not pile up on its socket.
+ */
+class ClientConnection {
+  readonly #socket: Socket;
+  readonly #response: ServerResponse;
+  readonly #callbacks = new Set<() => void>();
+  #gone = false;
+  readonly #onGone = (): void => {
+    if (this.#gone) return;
+    this.#gone = true;
+    for (const callback of this.#callbacks) callback();
+    this.#callbacks.clear();
+  };
+
+  constructor(request: FastifyRequest, reply: FastifyReply) {
+    this.#socket = request.raw.socket;
+    this.#response = reply.raw;
+    for (const emitter of [this.#socket, this.#response]) {
+      emitter.once('close', this.#onGone);
+      emitter.once('error', this.#onGone);
+    }
+  }
+
+  get gone(): boolean {
+    if (!this.#gone && (this.#socket.destroyed || this.#response.destroyed)) this.#onGone();
+    return this.#gone;
+  }
+
+  /** Runs `callback` once the client is gone (now, if it already is). */
+  onGone(callback: () => void): void {
+    if (this.gone) callback();
+    else this.#callbacks.add(callback);
+  }
+
+  /** Resolves once the response can take more (drain) or the client is gone. */
+  async writable(): Promise<void> {
+    if (this.gone) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.#response.removeListener('drain', done);
+        this.#callbacks.delete(done);
+        resolve();
+      };
+      this.#response.once('drain', done);
+      this.#callbacks.add(done);
+    });
+  }
+
+  dispose(): void {
+    this.#callbacks.clear();
+    for (const emitter of [this.#socket, this.#response]) {
+      emitter.removeListener('close', this.#onGone);
+      emitter.removeListener('error', this.#onGone);
+    }
+  }
+}
+
 export async function handleWatch(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const query = request.query as Query;
   const apiVersion = target.kind.group === '' ? target.kind.version : `${target.kind.group}/${target.kind.version}`;
@@ -139,40 +204,55 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
   const timeoutRaw = queryString(query, 'timeoutSeconds');
   if (timeoutRaw !== undefined && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds must be a non-negative integer, got ${JSON.stringify(timeoutRaw)}`);
   const timeoutSeconds = timeoutRaw !== undefined && timeoutRaw !== '0' ? Number(timeoutRaw) : watchTimeoutSecondsMin * (1 + Math.random());
-  const plan = await planWatch(target, query, selector, context);
-  if (plan === 'expired') {
-    const oldest = context.cache.oldestResumableRevision();
-    reply.code(200).type(streamContentType(format)).header('Cache-Control', 'no-cache, private');
-    return reply.send(frame('ERROR', gone(`too old resource version: ${queryString(query, 'resourceVersion')} (${oldest})`).status, format));
-  }
-  // The response is written by hand so headers go out at once: a client (client-go's
-  // Watch(), kubectl get -w) considers the watch established when it sees them, even before
-  // the first event.
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, { 'Content-Type': streamContentType(format), 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
-  raw.flushHeaders();
-  const timer = setTimeout(() => plan.watcher.terminate(undefined), timeoutSeconds * 1000);
-  const bookmarks = queryBoolean(query, 'allowWatchBookmarks')
-    ? setInterval(() => plan.watcher.offerBookmark(context.cache.revision()), context.bookmarkIntervalMs)
-    : undefined;
-  const stop = (): void => plan.watcher.terminate(undefined);
-  // The connection closing is the client going away; the request's own 'close' is not (in
-  // Node 20 it fires once the GET has been read).
-  raw.once('close', stop);
-  request.raw.socket.once('close', stop);
+  // Listening starts before the first await: a client that resets the connection while the
+  // read barrier is pending must still end the watcher registered after it.
+  const connection = new ClientConnection(request, reply);
+  let watcher: CacheWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let bookmarks: NodeJS.Timeout | undefined;
   try {
-    for await (const chunk of streamEvents(target, plan, selector, format, includeObjectOf(query))) {
-      if (raw.destroyed) break;
-      context.metrics.watchEventSent(target.kind.group, target.kind.resource);
-      if (!raw.write(chunk)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+    const plan = await planWatch(target, query, selector, context);
+    if (plan !== 'expired') {
+      watcher = plan.watcher;
+      const registered = watcher;
+      connection.onGone(() => registered.terminate(undefined));
     }
+    if (connection.gone) {
+      // Nobody to answer: the watcher (if any) is already terminated; tell fastify not to.
+      reply.hijack();
+      return reply;
+    }
+    if (plan === 'expired') {
+      const oldest = context.cache.oldestResumableRevision();
+      reply.code(200).type(streamContentType(format)).header('Cache-Control', 'no-cache, private');
+      return await reply.send(frame('ERROR', gone(`too old resource version: ${queryString(query, 'resourceVersion')} (${oldest})`).status, format));
+    }
+    // The response is written by hand so headers go out at once: a client (client-go's
+    // Watch(), kubectl get -w) considers the watch established when it sees them, even before
+    // the first event.
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'Content-Type': streamContentType(format), 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    raw.flushHeaders();
+    timer = setTimeout(() => plan.watcher.terminate(undefined), timeoutSeconds * 1000);
+    bookmarks = queryBoolean(query, 'allowWatchBookmarks')
+      ? setInterval(() => plan.watcher.offerBookmark(context.cache.revision()), context.bookmarkIntervalMs)
+      : undefined;
+    for await (const chunk of streamEvents(target, plan, selector, format, includeObjectOf(query))) {
+      if (connection.gone) break;
+      context.metrics.watchEventSent(target.kind.group, target.kind.resource);
+      if (!raw.write(chunk)) await connection.writable();
+      if (connection.gone) break;
+    }
+    if (!connection.gone) raw.end();
+    return reply;
   } finally {
     clearTimeout(timer);
     clearInterval(bookmarks);
-    if (plan.watcher.closeReason !== undefined) context.metrics.watcherTerminated();
-    plan.watcher.terminate(undefined);
-    if (!raw.destroyed) raw.end();
+    if (watcher !== undefined) {
+      if (watcher.closeReason !== undefined) context.metrics.watcherTerminated();
+      watcher.terminate(undefined);
+    }
+    connection.dispose();
   }
-  return reply;
 }

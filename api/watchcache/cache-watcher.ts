@@ -83,12 +83,22 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
     this.#wake?.();
   }
 
+  /**
+   * Ends the watcher: it leaves the cache at once and its iterator finishes once the queue is
+   * read. Idempotent, so every party that sees the end (the client's connection closing, the
+   * timeout, the handler's finally) may call it.
+   */
   terminate(reason: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#closeReason = reason;
     this.#onClose();
     this.#wake?.();
+  }
+
+  /** Whether the watcher has ended (terminate was called); the cache no longer holds it then. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   get closeReason(): Error | undefined {

@@ -3,7 +3,9 @@
 // "events after R" for watch resumption (410 Gone when R has left the window), lists at an
 // exact past revision (by rolling the current state back through the window), and fan-out to
 // watchers whose queues are bounded (a watcher that cannot keep up is terminated, never
-// waited on). Fed by StoreClient.subscribe; must not talk to the store any other way.
+// waited on). Fed by StoreClient.subscribe; must not talk to the store any other way. A
+// watcher is in the registry exactly while it is open: every way it ends (its client gone, its
+// timeout, overflow, re-sync, close) goes through CacheWatcher.terminate, which takes it out.
 import type { ChangeEvent, CollectionKey, KubeObject } from '../../actors/index.ts';
 import { collectionPrefix, keyString } from '../../actors/index.ts';
 import type { StoreClient } from '../store-client.ts';
@@ -100,8 +102,11 @@ export class WatchCache implements WatchCacheReader {
     const backlog = this.eventsAfter(revision);
     if (backlog.type === 'expired') return 'expired';
     const watcher = new CacheWatcher(filter, () => this.#watchers.delete(watcher));
-    for (const event of backlog.events) watcher.offer(event);
+    // Registered before the backlog is offered: a backlog that overflows the queue terminates
+    // the watcher, and its termination must find it in the set to take it out (added after,
+    // it would stay registered for good).
     this.#watchers.add(watcher);
+    for (const event of backlog.events) watcher.offer(event);
     return watcher;
   }
 
