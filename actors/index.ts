@@ -16,7 +16,7 @@ export type { EventsSince } from './mvcc/history.ts';
 export { historyWindowMillis, historyEventsMaxDefault } from './mvcc/history.ts';
 export { ObjectIndex } from './mvcc/object-index.ts';
 export { sessionsMaxDefault } from './sessions.ts';
-export { transitionsMax, conflictMessage } from './resource-actor.ts';
+export { transitionsMax, conflictMessage, checkPreconditions } from './resource-actor.ts';
 export type { LifecycleTransition } from './resource-actor.ts';
 export { deletionMachine, deletionStatechart, deletionWaitingFor } from './machines/deletion.ts';
 export { drawStatechart, statechartOf } from './machines/statechart.ts';

@@ -134,16 +134,6 @@ async function sendUnauthorized(reply: FastifyReply): Promise<FastifyReply> {
   return reply.code(error.code).type('application/json').send(error.status);
 }
 
-/** The URL path, percent-decoded as Go's url.URL.Path is (the raw path if it is malformed). */
-export function decodedPath(url: string): string {
-  const rawPath = url.split('?', 1)[0] ?? '/';
-  try {
-    return decodeURIComponent(rawPath);
-  } catch {
-    return rawPath;
-  }
-}
-
 async function authnPluginBody(app: FastifyInstance, options: AuthnOptions): Promise<void> {
   const authenticators = options.authenticators ?? [certificateAuthenticator];
   // fastify 5 forbids object defaults (they would be shared by every request), so the
@@ -151,8 +141,9 @@ async function authnPluginBody(app: FastifyInstance, options: AuthnOptions): Pro
   app.decorateRequest('user', null as unknown as UserInfo);
   app.decorateRequest('requestInfo', null as unknown as RequestInfo);
   app.addHook('onRequest', async (request, reply) => {
-    const path = decodedPath(request.url);
-    request.requestInfo = resolveRequestInfo(request.method, path, request.query as QueryParameters);
+    request.requestInfo = resolveRequestInfo(request.method, request.url.split('?', 1)[0] ?? '/', request.query as QueryParameters);
+    const rejection = request.requestInfo.rejection;
+    if (rejection?.beforeAuthentication === true) return reply.code(rejection.error.code).type('application/json').send(rejection.error.status);
     const user = await authenticate(request, authenticators);
     if (user === undefined) return sendUnauthorized(reply);
     request.user = user;

@@ -111,6 +111,9 @@ async function sendError(reply: FastifyReply, error: ApiError): Promise<FastifyR
 async function authzPluginBody(app: FastifyInstance, options: AuthzOptions): Promise<void> {
   const authorizers = [...options.authorizers];
   app.addHook('onRequest', async (request, reply) => {
+    // A path that names nothing is answered alike for every authenticated user.
+    const rejection = request.requestInfo.rejection;
+    if (rejection !== undefined) return sendError(reply, rejection.error);
     const attributes = attributesFor(request.user, request.requestInfo);
     const result = await authorize(authorizers, attributes);
     if (result.decision === 'allow') return undefined;

@@ -1,7 +1,10 @@
 // Owns: RBAC escalation prevention as kube-apiserver's policy-based Role/ClusterRole/binding
 // storage has it (pkg/registry/rbac/{role,clusterrole,rolebinding,clusterrolebinding}/policybased
-// and pkg/registry/rbac/validation ConfirmNoEscalation), as a preHandler hook over writes
-// (create, update, patch) of rbac.authorization.k8s.io objects, before the handler validates:
+// and pkg/registry/rbac/validation ConfirmNoEscalation), as a storage-level check of the one
+// write path (endpoints/write-path.ts) on the object a write would store — so every way to
+// write a Role, ClusterRole or binding (POST, PUT, PUT that creates, JSON/merge/strategic
+// patch, server-side apply, dry run) is checked the same, after the body was decoded and the
+// patch or apply computed:
 //  - a Role or ClusterRole may only hold rules the user already holds (in the object's
 //    namespace, or cluster-wide), unless the user may `escalate` it; setting an aggregationRule
 //    needs cluster-admin's rules;
@@ -10,15 +13,11 @@
 //  - system:masters passes (EscalationAllowed).
 // The 403 reads as kube's: `<resource> "<name>" is forbidden: user "x" (groups=["a" "b"]) is
 // attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], ...}`.
-// A body the hook cannot read is left to the handler (which answers 400/415/404 as usual).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import fastifyPlugin from 'fastify-plugin';
-import type { JsonValue, KubeObject } from '../actors/index.ts';
+import type { KubeObject } from '../actors/index.ts';
+import type { AdmissionAttributes } from './admission/chain.ts';
 import type { UserInfo } from './authn.ts';
 import { authorize, mastersGroup } from './authz.ts';
 import type { Authorizer } from './authz.ts';
-import { parsePatch, patchFunction } from './endpoints/patch.ts';
-import { decodeBody } from './negotiation.ts';
 import { RbacRuleResolver, rbacGroupName } from './rbac-authorizer.ts';
 import type { RbacReader } from './rbac-authorizer.ts';
 import { compactRules, compactString, goQuotedList, missingRules, rulesOf } from './rbac-rules.ts';
@@ -55,25 +54,6 @@ async function allowedTo(authorizers: readonly Authorizer[], user: UserInfo, ver
     user, verb, isResourceRequest: true, path: '', apiGroup: rbacGroupName, apiVersion: '*', namespace, resource, subresource: '', name,
   });
   return result.decision === 'allow';
-}
-
-/** The object the write would store (undefined: leave the request to the handler). */
-function candidate(request: FastifyRequest, reader: RbacReader, resource: string, namespace: string, name: string): KubeObject | undefined {
-  const body = request.body;
-  if (typeof body !== 'string' && !Buffer.isBuffer(body)) return undefined;
-  try {
-    if (request.method === 'PATCH') {
-      if (typeof body !== 'string') return undefined;
-      const current = reader.get({ group: rbacGroupName, resource, namespace, name });
-      if (current === undefined) return undefined;
-      const result = patchFunction(request.headers['content-type'])(current as unknown as JsonValue, parsePatch(body));
-      return result !== null && typeof result === 'object' && !Array.isArray(result) ? result as unknown as KubeObject : undefined;
-    }
-    const decoded = decodeBody(request.headers['content-type'], body);
-    return decoded !== null && typeof decoded === 'object' && !Array.isArray(decoded) ? decoded as KubeObject : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Metadata a client may not change or that an update does not compare (set by the server). */
@@ -131,25 +111,26 @@ export async function checkRbacWrite(
   return problem === undefined ? undefined : forbidden(qualified, name, problem);
 }
 
-async function rbacEscalationPluginBody(app: FastifyInstance, options: RbacEscalationOptions): Promise<void> {
-  // The registry's getters name a missing role in the plural (`roles.rbac…`), unlike the authorizer's listers.
-  const resolver = new RbacRuleResolver(options.store, { singularErrors: false });
-  app.addHook('preHandler', async (request, reply) => {
-    const info = request.requestInfo;
-    if (!info.isResourceRequest || info.apiGroup !== rbacGroupName || info.subresource !== '') return undefined;
-    if (!roleResources.has(info.resource) && !bindingResources.has(info.resource)) return undefined;
-    if (request.method !== 'POST' && request.method !== 'PUT' && request.method !== 'PATCH') return undefined;
-    if (request.method === 'POST' && info.name !== '') return undefined;
-    const object = candidate(request, options.store, info.resource, info.namespace, info.name);
-    if (object === undefined) return undefined;
-    if (request.method !== 'POST' && onlyMutatesGcFields(object, options.store.get({ group: rbacGroupName, resource: info.resource, namespace: info.namespace, name: info.name }))) return undefined;
-    const error = await checkRbacWrite(options, resolver, request.user, info.resource, info.namespace, object, info.name);
-    if (error === undefined) return undefined;
-    return reply.code(error.code).type('application/json').send(error.status);
-  });
-}
+/** The check as the write path runs it, for every write of a role or binding. */
+export class RbacEscalationGuard {
+  readonly #options: RbacEscalationOptions;
+  readonly #resolver: RbacRuleResolver;
 
-/** Register after authz and before the resource routes. */
-export const rbacEscalationPlugin = fastifyPlugin(rbacEscalationPluginBody, {
-  name: 'kstore-rbac-escalation', fastify: '5.x', dependencies: ['kstore-authz'],
-});
+  constructor(options: RbacEscalationOptions) {
+    this.#options = options;
+    // The registry's getters name a missing role in the plural (`roles.rbac…`), unlike the authorizer's listers.
+    this.#resolver = new RbacRuleResolver(options.store, { singularErrors: false });
+  }
+
+  /** Throws kube's 403 when the write would grant what its user does not hold. */
+  async confirmNoEscalation(attributes: AdmissionAttributes): Promise<void> {
+    const { kind, object } = attributes;
+    if (kind.group !== rbacGroupName || attributes.subresource !== '' || object === undefined) return;
+    if (!roleResources.has(kind.resource) && !bindingResources.has(kind.resource)) return;
+    if (attributes.operation === 'UPDATE' && onlyMutatesGcFields(object, attributes.oldObject)) return;
+    // kube authorizes `escalate`/`bind` with the request's name: none for a create.
+    const requestName = attributes.operation === 'CREATE' ? '' : attributes.name;
+    const error = await checkRbacWrite(this.#options, this.#resolver, attributes.user, kind.resource, attributes.namespace, object, requestName);
+    if (error !== undefined) throw error;
+  }
+}

@@ -1,11 +1,26 @@
-// Owns: classifying an HTTP request the way kube-apiserver's RequestInfoFactory does
-// (staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go): whether it targets an API
-// resource, and if so its verb, group, version, namespace, resource, name and subresource.
-// Pure: no I/O, no clock. Authorization, audit and routing read the result; this module does not
-// decide whether the resource exists or whether the verb is allowed.
+// Owns: the one parse of an HTTP request's path and query, done once when the request arrives
+// (kube-apiserver's RequestInfoFactory): whether it targets an API resource, and if so its verb,
+// group, version, namespace, resource, name and subresource, the typed options of its verb
+// (request-options.ts), and the served kind it names (endpoints/target.ts). Authentication,
+// authorization, admission, dispatch, metrics and audit all read this result; nothing else
+// re-parses the path or the query, so what is served is what was authorized.
+// A path is taken segment by segment, each percent-decoded once: a malformed escape is a 400,
+// and an API path that is not canonical (an empty segment from `//`, a `.` or `..` segment, a
+// segment that decodes to something holding `/`) names nothing and is a 404, as kube's router
+// finds no route for it. Pure: no I/O, no clock.
 
 /** The request attributes authorization and handlers work from. */
 export interface RequestInfo {
+  /**
+   * Set when the request must be answered with this Status whatever the user: a malformed
+   * percent-escape (400, answered before authentication, as Go's server refuses the request
+   * line) or a non-canonical API path (404, answered after authentication).
+   */
+  readonly rejection: { readonly error: ApiError; readonly beforeAuthentication: boolean } | undefined;
+  /** The typed options of the verb, decoded from the query once. */
+  readonly options: RequestOptions;
+  /** The served kind and object the path names; undefined when it names none (404 at dispatch). */
+  readonly target: Target | undefined;
   /** True for /api/<v>/... and /apis/<g>/<v>/... paths with at least a version. */
   readonly isResourceRequest: boolean;
   /** The URL path, without the query string. */
@@ -29,8 +44,13 @@ export interface RequestInfo {
   readonly parts: readonly string[];
 }
 
-/** Query parameters as fastify parses them (a repeated key becomes an array). */
-export type QueryParameters = Readonly<Record<string, string | readonly string[] | undefined>>;
+export type { QueryParameters } from './request-options.ts';
+
+import { resolveTarget as targetOfRequest } from './endpoints/target.ts';
+import type { Target } from './endpoints/target.ts';
+import { decodeRequestOptions, firstQueryValue, parseBoolParameter } from './request-options.ts';
+import type { QueryParameters, RequestOptions } from './request-options.ts';
+import { ApiError, badRequest, pathNotFound } from './status.ts';
 
 /** Path prefixes that hold API resources; "api" is the core group, which has no group segment. */
 const apiPrefixes: ReadonlySet<string> = new Set(['api', 'apis']);
@@ -41,30 +61,49 @@ const specialVerbs: ReadonlySet<string> = new Set(['proxy', 'watch']);
 /** For these verbs everything after the name belongs to the proxied path, not a subresource. */
 const specialVerbsWithoutSubresources: ReadonlySet<string> = new Set(['proxy']);
 /** Subresources of a namespace object: /api/v1/namespaces/<ns>/status is not a resource "status". */
-const namespaceSubresources: ReadonlySet<string> = new Set(['status', 'finalize']);
+const namespaceSubresources: ReadonlySet<string> = new Set(['status', 'finalize', 'lifecycle']);
 
 const verbByMethod: Readonly<Record<string, string>> = {
   POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete',
 };
 
-function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/');
+/** The path's segments, each percent-decoded once, or why the path names nothing. */
+interface PathSegments {
+  readonly segments: readonly string[];
+  readonly decodeError: string | undefined;
+  readonly canonical: boolean;
 }
 
-function firstValue(value: string | readonly string[] | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  return typeof value === 'string' ? value : value[0];
+/**
+ * Splits the raw path on `/` and decodes each segment. One trailing slash is allowed (kube's
+ * router trims it); any other empty segment, a `.`/`..` segment or a segment that decodes to
+ * something with a `/` makes the path non-canonical.
+ */
+export function pathSegments(rawPath: string): PathSegments {
+  const raw = rawPath.replace(/^\//, '').split('/');
+  if (raw.length > 0 && raw.at(-1) === '') raw.pop();
+  const segments: string[] = [];
+  let canonical = true;
+  for (const part of raw) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(part);
+    } catch {
+      const escape = /%(?![0-9a-fA-F]{2}).{0,2}/.exec(part)?.[0] ?? part;
+      return { segments: [], decodeError: `invalid URL escape ${JSON.stringify(escape)}`, canonical: false };
+    }
+    if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/')) canonical = false;
+    segments.push(decoded);
+  }
+  return { segments, decodeError: undefined, canonical };
 }
 
 /**
  * Go's query-to-bool conversion used for ListOptions.watch: present and not "0"/"false"
- * (case-insensitive) means true, so `?watch`, `?watch=1` and `?watch=true` all start a watch.
+ * (case-insensitive) means true, so `?watch`, `?watch=1`, `?watch=True` all start a watch.
  */
 export function isWatchRequested(query: QueryParameters): boolean {
-  const value = firstValue(query['watch']);
-  if (value === undefined) return false;
-  return value !== '0' && value.toLowerCase() !== 'false';
+  return parseBoolParameter(firstQueryValue(query, 'watch')) ?? false;
 }
 
 /** Splits a field selector on unescaped commas (a backslash escapes the next character). */
@@ -111,9 +150,11 @@ export function nameFromFieldSelector(selector: string | undefined): string {
   return '';
 }
 
-function nonResourceRequest(method: string, path: string): RequestInfo {
+function nonResourceRequest(method: string, path: string, query: QueryParameters): RequestInfo {
+  const verb = method.toLowerCase();
   return {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '',
+    rejection: undefined, options: decodeRequestOptions(verb, query), target: undefined,
+    isResourceRequest: false, path, verb, apiPrefix: '', apiGroup: '',
     apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [],
   };
 }
@@ -144,25 +185,34 @@ function collectionVerb(verb: string, name: string, query: QueryParameters): { v
   if (name !== '') return { verb, name };
   if (verb === 'get') {
     const watchVerb = isWatchRequested(query) ? 'watch' : 'list';
-    return { verb: watchVerb, name: nameFromFieldSelector(firstValue(query['fieldSelector'])) };
+    return { verb: watchVerb, name: nameFromFieldSelector(firstQueryValue(query, 'fieldSelector')) };
   }
   if (verb === 'delete') return { verb: 'deletecollection', name };
   return { verb, name };
 }
 
 /**
- * Classifies a request. `path` is the URL path without the query; `query` the parsed query.
- * Paths that do not look like /api/<v>/<...> or /apis/<g>/<v>/<...> are non-resource requests
- * (discovery documents such as /api, /apis/<g>/<v>, /healthz, /openapi/v2, /version).
+ * Classifies a request. `rawPath` is the URL path as sent (percent-encoded), without the query;
+ * `query` the parsed query. Paths that do not look like /api/<v>/<...> or /apis/<g>/<v>/<...> are
+ * non-resource requests (discovery documents such as /api, /apis/<g>/<v>, /healthz, /openapi/v2,
+ * /version); `path` is then the decoded path.
  */
-export function resolveRequestInfo(method: string, path: string, query: QueryParameters = {}): RequestInfo {
-  let segments = splitPath(path);
+export function resolveRequestInfo(method: string, rawPath: string, query: QueryParameters = {}): RequestInfo {
+  const parsed = pathSegments(rawPath);
+  if (parsed.decodeError !== undefined) {
+    return { ...nonResourceRequest(method, rawPath, query), rejection: { error: badRequest(parsed.decodeError), beforeAuthentication: true } };
+  }
+  const path = `/${parsed.segments.join('/')}${rawPath.length > 1 && rawPath.endsWith('/') ? '/' : ''}`;
+  let segments = [...parsed.segments];
   const prefix = segments[0] ?? '';
-  if (segments.length < 3 || !apiPrefixes.has(prefix)) return nonResourceRequest(method, path);
+  if (!apiPrefixes.has(prefix)) return nonResourceRequest(method, path, query);
+  // An API path that is not canonical names no resource and no discovery document.
+  const notCanonical = parsed.canonical ? undefined : { error: pathNotFound(), beforeAuthentication: false };
+  if (segments.length < 3) return { ...nonResourceRequest(method, path, query), rejection: notCanonical };
   segments = segments.slice(1);
   let apiGroup = '';
   if (!grouplessApiPrefixes.has(prefix)) {
-    if (segments.length < 3) return nonResourceRequest(method, path);
+    if (segments.length < 3) return { ...nonResourceRequest(method, path, query), rejection: notCanonical };
     apiGroup = segments[0] ?? '';
     segments = segments.slice(1);
   }
@@ -177,8 +227,10 @@ export function resolveRequestInfo(method: string, path: string, query: QueryPar
   const { namespace, parts } = resolveNamespace(segments);
   const target = resolveTarget(parts, verb);
   const resolved = collectionVerb(verb, target.name, query);
-  return {
+  const info: Omit<RequestInfo, 'target'> = {
+    rejection: notCanonical, options: decodeRequestOptions(resolved.verb, query),
     isResourceRequest: true, path, verb: resolved.verb, apiPrefix: prefix, apiGroup, apiVersion,
     namespace, resource: target.resource, subresource: target.subresource, name: resolved.name, parts,
   };
+  return { ...info, target: notCanonical === undefined ? targetOfRequest(info) : undefined };
 }

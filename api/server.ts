@@ -10,7 +10,8 @@ import type { Authenticator } from './authn.ts';
 import { authzPlugin } from './authz.ts';
 import { impersonationPlugin } from './impersonation.ts';
 import type { Authorizer } from './authz.ts';
-import { rbacEscalationPlugin } from './rbac-escalation.ts';
+import { RbacEscalationGuard } from './rbac-escalation.ts';
+import { AdmissionChain } from './admission/chain.ts';
 import { accessReviewsPlugin } from './rbac-reviews.ts';
 import { selfSubjectReviewPlugin } from './self-subject-review.ts';
 import { discoveryPlugin } from './discovery.ts';
@@ -121,12 +122,13 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? bookmarkIntervalMsDefault, metrics,
     featureGates: options.featureGates ?? featureGatesDefault, authorizers: options.authorizers,
+    admission: new AdmissionChain({ store: options.store, randomSuffix }),
+    rbacGuard: new RbacEscalationGuard({ store: options.store, authorizers: [...options.authorizers] }),
   };
   await app.register(authnPlugin, { authenticators: [...options.authenticators] });
   await app.register(impersonationPlugin, { authorizers: [...options.authorizers] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
-  // RBAC's escalation checks on role and binding writes, and the access reviews (kubectl auth can-i).
-  await app.register(rbacEscalationPlugin, { store: options.store, authorizers: [...options.authorizers] });
+  // The access reviews (kubectl auth can-i); RBAC's escalation check is in the write path.
   await app.register(accessReviewsPlugin, { store: options.store, authorizers: [...options.authorizers] });
   await app.register(selfSubjectReviewPlugin);
   await app.register(metricsPlugin, { metrics });

@@ -17,6 +17,7 @@
 import type { JsonValue, KubeObject, ObjectKey } from '../../actors/index.ts';
 import { forbidden } from '../status.ts';
 import type { StoreClient } from '../store-client.ts';
+import type { AdmissionPlugin } from './chain.ts';
 
 type Fields = Record<string, JsonValue>;
 
@@ -169,3 +170,13 @@ export async function admitPodServiceAccount(pod: KubeObject, store: StoreClient
     if (problem !== undefined) throw forbidden(podsResource, podName, problem);
   }
 }
+
+/** The plugin in the admission chain: pod creates through the main resource. */
+export const serviceAccountPlugin: AdmissionPlugin = {
+  name: 'ServiceAccount',
+  async admit(attributes, services) {
+    if (attributes.operation !== 'CREATE' || attributes.subresource !== '' || attributes.object === undefined) return;
+    if (attributes.kind.group !== '' || attributes.kind.resource !== 'pods') return;
+    await admitPodServiceAccount(attributes.object, services.store, services.randomSuffix);
+  },
+};

@@ -13,9 +13,13 @@ import type { ApiMetrics } from '../metrics.ts';
 import type { StoreClient } from '../store-client.ts';
 import type { WatchCacheReader } from '../watchcache/watch-cache.ts';
 import { badRequest, invalid } from '../status.ts';
+import { parseBoolParameter } from '../request-options.ts';
+import type { RequestOptions } from '../request-options.ts';
 import type { Target } from './target.ts';
 import type { Authorizer } from '../authz.ts';
 import type { FeatureGates } from './corrupt.ts';
+import type { AdmissionChain } from '../admission/chain.ts';
+import type { RbacEscalationGuard } from '../rbac-escalation.ts';
 
 export interface EndpointContext {
   readonly store: StoreClient;
@@ -34,6 +38,10 @@ export interface EndpointContext {
   readonly featureGates: FeatureGates;
   /** The authorizer chain, for checks beyond the request's own verb (unsafe delete). */
   readonly authorizers: readonly Authorizer[];
+  /** The admission plugins every write runs (endpoints/write-path.ts). */
+  readonly admission: AdmissionChain;
+  /** RBAC's storage-level escalation check on role and binding writes. */
+  readonly rbacGuard: RbacEscalationGuard;
 }
 
 export type Query = Readonly<Record<string, string | string[] | undefined>>;
@@ -43,9 +51,9 @@ export function queryString(query: Query, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** A boolean query parameter as kube reads one (request-options.ts): absent, "0" or "false" are false. */
 export function queryBoolean(query: Query, name: string): boolean {
-  const value = queryString(query, name);
-  return value === 'true' || value === '1';
+  return parseBoolParameter(queryString(query, name)) ?? false;
 }
 
 /** RFC 3339 in whole seconds, as metav1.Time serialises. */
@@ -92,25 +100,24 @@ export function requestBody(request: FastifyRequest): string | Buffer {
 }
 
 /** The field checks of a write: the query's level and the duplicate keys of a JSON body. */
-export function fieldChecks(request: FastifyRequest, query: Query): FieldChecks {
-  const level = fieldValidationLevel(query);
+export function fieldChecks(request: FastifyRequest, options: RequestOptions): FieldChecks {
+  const level = fieldValidationLevel(options);
   const body = request.body;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const duplicates = level !== 'Ignore' && typeof body === 'string' && mediaType === 'application/json' ? duplicateFields(body) : [];
   return { level, duplicates };
 }
 
-export function fieldValidationLevel(query: Query): FieldValidation {
-  const value = queryString(query, 'fieldValidation');
+export function fieldValidationLevel(options: RequestOptions): FieldValidation {
+  const value = options.fieldValidation;
   if (value === undefined || value === '' || value === 'Warn') return 'Warn';
   if (value === 'Strict' || value === 'Ignore') return value;
   throw badRequest(`fieldValidation parameter unsupported: ${value}, valid values are: Ignore, Warn, Strict`);
 }
 
 /** dryRun: absent → false; "All" → true; anything else is invalid as in kube-apiserver. */
-export function isDryRun(query: Query, optionsKind: string): boolean {
-  const raw = query['dryRun'];
-  const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+export function isDryRun(options: Pick<RequestOptions, 'dryRun'>, optionsKind: string): boolean {
+  const values = options.dryRun;
   for (const value of values) {
     if (value !== 'All') {
       throw invalid('meta.k8s.io', optionsKind, '', [{ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value)}: supported values: "All"`, field: 'dryRun' }]);

@@ -1,19 +1,20 @@
 // Owns: the create verb (POST to a collection) and the create half of a PUT to an absent
-// object: decode → validate → server-set fields → generateName → metadata.managedFields (an
-// Update from the kind's zero object, before admission as in kube) → admission that reads the
-// store (ServiceAccount, for pods) → propose, retrying a
-// generated name that collides (kube-apiserver's maxNameGenerationCreateAttempts).
+// object or of a server-side apply: decode → validate → server-set fields → generateName →
+// metadata.managedFields (an Update from the kind's zero object, before admission as in kube) →
+// the write path (endpoints/write-path.ts: admission, RBAC escalation, the existence check,
+// propose), retrying a generated name that collides (kube-apiserver's
+// maxNameGenerationCreateAttempts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
 import { alreadyExists, badRequest, methodNotAllowed } from '../status.ts';
-import type { EndpointContext, Query } from './context.ts';
+import type { EndpointContext } from './context.ts';
 import { fieldChecks, causeOf, isDryRun, readObject, respond, sendWarnings } from './context.ts';
 import type { FieldChecks } from '../registry/validation.ts';
-import { admitPodServiceAccount } from '../admission/service-account.ts';
 import { prepareCreate } from './prepare.ts';
 import { expectObject } from './results.ts';
-import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
+import { writeCreate } from './write-path.ts';
+import type { WriteRequest } from './write-path.ts';
 import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
 import type { WriteIdentity } from '../fieldmanager/managed-fields.ts';
 
@@ -26,10 +27,11 @@ const generatedNamePrefixMax = 253 - 5;
 
 export async function handleCreate(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   if (target.name !== undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
-  const query = request.query as Query;
+  const options = request.requestInfo.options;
   const identity = updateIdentity(request, target, 'CreateOptions', context.now());
   const object = readObject(request, target);
-  const created = await createObject(object, target, query, fieldChecks(request, query), context, causeOf(request, context), identity);
+  const write = writeRequestOf(request, target, context, isDryRun(options, 'CreateOptions'));
+  const created = await createObject(write, object, fieldChecks(request, options), identity);
   sendWarnings(reply, created.warnings);
   return respond(request, reply, 201, created.object);
 }
@@ -44,11 +46,8 @@ export interface Created {
  * `identity` is the Update's field manager; undefined when the object's managedFields are
  * already decided (an apply).
  */
-export async function createObject(
-  object: KubeObject, target: Target, query: Query, checks: FieldChecks, context: EndpointContext,
-  cause: { readonly at: string; readonly by?: string }, identity: WriteIdentity | undefined,
-): Promise<Created> {
-  const dryRun = isDryRun(query, 'CreateOptions');
+export async function createObject(write: WriteRequest, object: KubeObject, checks: FieldChecks, identity: WriteIdentity | undefined): Promise<Created> {
+  const { target, context } = write;
   const generateName = object.metadata.generateName;
   const generated = (object.metadata.name === undefined || object.metadata.name === '') && typeof generateName === 'string' && generateName !== '';
   if (generated && generateName.length > generatedNamePrefixMax) throw badRequest(`metadata.generateName is too long: ${generateName.length} characters`);
@@ -57,14 +56,17 @@ export async function createObject(
     if (generated) candidate.metadata.name = `${generateName}${context.randomSuffix()}`;
     const warnings = prepareCreate(candidate, target, checks, context);
     if (identity !== undefined) trackUpdate(undefined, candidate, target, identity, object);
-    if (target.kind.group === '' && target.kind.resource === 'pods') await admitPodServiceAccount(candidate, context.store, context.randomSuffix);
     const name = candidate.metadata.name ?? '';
-    if (dryRun) return { object: candidate, warnings };
-    const result = await context.store.propose({ type: 'create', key: objectKey(target, name), object: candidate, ...cause });
+    const result = await writeCreate(write, candidate);
     if (result.type === 'alreadyExists' && generated && attempt < generatedNameAttemptsMax) continue;
     if (result.type === 'alreadyExists' && generated) {
       throw alreadyExists({ group: target.kind.group, resource: target.kind.resource }, name);
     }
     return { object: expectObject(result, target, name).object, warnings };
   }
+}
+
+/** What a write of this request carries through the write path. */
+export function writeRequestOf(request: FastifyRequest, target: Target, context: EndpointContext, dryRun: boolean, subresource = ''): WriteRequest {
+  return { target, context, user: request.user, dryRun, cause: causeOf(request, context), subresource };
 }

@@ -4,14 +4,20 @@
 // kube's ReturnDeletedObject); with finalizers it starts finalizing and the object, now carrying
 // deletionTimestamp, is returned. Pods delete gracefully (actors/deletion-grace.ts decides the
 // grace period from the pod as read; the command carries it): a bound, running pod stays,
-// terminating, until a delete with grace period 0.
+// terminating, until a delete with grace period 0. Each delete goes through the write path
+// (endpoints/write-path.ts): a missing object or a failed precondition is answered before
+// proposing. Query options come decoded from the request's RequestInfo (request-options.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
 import { decodeBody } from '../negotiation.ts';
 import { parseFieldSelector, parseLabelSelector, bothMatch } from '../selectors.ts';
 import { badRequest, invalid, successStatus } from '../status.ts';
-import type { EndpointContext, Query } from './context.ts';
-import { causeOf, formatTime, isDryRun, listOf, queryString, requestBody, respond } from './context.ts';
+import type { EndpointContext } from './context.ts';
+import { formatTime, isDryRun, listOf, requestBody, respond } from './context.ts';
+import { firstQueryValue } from '../request-options.ts';
+import type { QueryParameters } from '../request-options.ts';
+import { writeRequestOf } from './create.ts';
+import { writeDelete } from './write-path.ts';
 import { expectObject } from './results.ts';
 import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
@@ -29,24 +35,24 @@ interface DeleteOptions {
 const propagationPolicies = ['Orphan', 'Background', 'Foreground'];
 
 function readDeleteOptions(request: FastifyRequest): DeleteOptions {
-  const query = request.query as Query;
+  const query = request.requestInfo.options;
   const raw = requestBody(request);
   const body = raw.length === 0 || (typeof raw === 'string' && raw.trim() === '') ? {} : decodeBody(request.headers['content-type'], raw);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of a delete request must be a DeleteOptions object');
   const options = body as Record<string, unknown>;
   const preconditions = options['preconditions'];
   if (preconditions !== undefined && (preconditions === null || typeof preconditions !== 'object')) throw badRequest('DeleteOptions.preconditions must be an object');
-  const policy = (options['propagationPolicy'] as string | undefined) ?? queryString(query, 'propagationPolicy');
+  const policy = (options['propagationPolicy'] as string | undefined) ?? query.propagationPolicy;
   if (policy !== undefined && !propagationPolicies.includes(policy)) {
     throw invalid('meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"` }]);
   }
-  const orphanRaw = options['orphanDependents'] ?? queryString(query, 'orphanDependents');
-  const orphanDependents = orphanRaw === undefined ? undefined : orphanRaw === true || orphanRaw === 'true';
+  const orphanRaw = options['orphanDependents'] ?? query.orphanDependents;
+  const orphanDependents = orphanRaw === undefined ? undefined : orphanRaw === true;
   if (orphanDependents !== undefined && policy !== undefined) {
     throw invalid('meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: 'Invalid value: "' + policy + '": orphanDependents and deletionPropagation cannot be both set' }]);
   }
   const effectivePolicy = (policy ?? (orphanDependents === undefined ? undefined : orphanDependents ? 'Orphan' : 'Background')) as PropagationPolicy | undefined;
-  const grace = options['gracePeriodSeconds'] ?? queryString(query, 'gracePeriodSeconds');
+  const grace = options['gracePeriodSeconds'] ?? query.gracePeriodSeconds;
   if (grace !== undefined && !Number.isInteger(Number(grace))) throw badRequest(`gracePeriodSeconds must be an integer, got ${JSON.stringify(grace)}`);
   return {
     ...(preconditions ? { preconditions: preconditions as Preconditions } : {}),
@@ -63,7 +69,9 @@ function readDeleteOptions(request: FastifyRequest): DeleteOptions {
  */
 function unsafeDeleteRequest(request: FastifyRequest, context: EndpointContext): Readonly<Record<string, unknown>> | undefined {
   if (!context.featureGates.AllowUnsafeMalformedObjectDeletion) return undefined;
-  const query = request.query as Query;
+  // The corrupt-object path keeps the options as given (strings included) for its own checks.
+  const query = request.query as QueryParameters;
+  const queryString = firstQueryValue;
   const raw = requestBody(request);
   const body = raw.length === 0 || (typeof raw === 'string' && raw.trim() === '') ? {} : decodeBody(request.headers['content-type'], raw);
   const options = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
@@ -89,15 +97,15 @@ export async function handleDelete(request: FastifyRequest, reply: FastifyReply,
   await context.store.readIndex();
   const current = context.store.get(key);
   readable(target, current);
-  if (isDryRun(request.query as Query, 'DeleteOptions')) {
+  if (isDryRun(request.requestInfo.options, 'DeleteOptions')) {
     const result = current ? { type: 'stored' as const, object: dryRunDeleted(target, current, options.gracePeriodSeconds, context), revision: 0 } : { type: 'notFound' as const };
     return respond(request, reply, 200, expectObject(result, target, name).object);
   }
   // Decided from the object as read; if a concurrent write changes it before apply, apply still
   // only ever shortens a running grace period.
   const grace = current === undefined ? undefined : deletionGracePeriod(target.kind, current, options.gracePeriodSeconds);
-  const result = await context.store.propose({
-    type: 'delete', key, ...causeOf(request, context),
+  const write = writeRequestOf(request, target, context, false);
+  const result = await writeDelete(write, name, current, {
     ...(options.preconditions ? { preconditions: options.preconditions } : {}),
     ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
     ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
@@ -126,12 +134,12 @@ function dryRunDeleted(target: Target, current: KubeObject, requested: number | 
 
 /** Deletes every object of the collection that matches the selectors; returns them as a list. */
 async function handleDeleteCollection(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
-  const query = request.query as Query;
+  const query = request.requestInfo.options;
   if (unsafeDeleteRequest(request, context) !== undefined) {
     throw invalid('meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueInvalid', field: unsafeDeleteOption, message: 'Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option' }]);
   }
   const options = readDeleteOptions(request);
-  const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector'), target.kind.fieldSelectors));
+  const selector = bothMatch(parseLabelSelector(query.labelSelector), parseFieldSelector(query.fieldSelector, target.kind.fieldSelectors));
   const dryRun = isDryRun(query, 'DeleteOptions');
   await context.store.readIndex();
   const { items } = context.store.list(collectionKey(target));
@@ -141,11 +149,10 @@ async function handleDeleteCollection(request: FastifyRequest, reply: FastifyRep
       deleted.push(item);
       continue;
     }
-    const key = objectKey({ ...target, namespace: item.metadata.namespace ?? '' }, item.metadata.name ?? '');
+    const itemTarget = { ...target, namespace: item.metadata.namespace ?? '' };
     // Each item gets its own grace period, as kube's DeleteCollection deletes each with a copy of the options.
     const grace = deletionGracePeriod(target.kind, item, options.gracePeriodSeconds);
-    const result = await context.store.propose({
-      type: 'delete', key, ...causeOf(request, context),
+    const result = await writeDelete(writeRequestOf(request, itemTarget, context, false), item.metadata.name ?? '', item, {
       ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
       ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
     });

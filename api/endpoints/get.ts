@@ -18,7 +18,7 @@ export async function handleGet(request: FastifyRequest, reply: FastifyReply, ta
   const query = request.query as Query;
   if (target.subresource !== undefined) checkSubresource(target, 'get');
   const format = negotiate(request.headers.accept, true);
-  await settleRead(getSemantic(query), context);
+  await settleRead(getSemantic(request.requestInfo.options), context);
   const object = readable(target, context.store.get(objectKey(target, name)));
   if (!object) throw notFound({ group: target.kind.group, resource: target.kind.resource }, name);
   if (format.type === 'table') {

@@ -7,10 +7,10 @@ import { keyString } from '../../actors/index.ts';
 import { negotiate } from '../negotiation.ts';
 import { partialObjectMetadataList } from '../partial-metadata.ts';
 import { bothMatch, parseFieldSelector, parseLabelSelector } from '../selectors.ts';
-import { badRequest } from '../status.ts';
 import { toTable } from '../table.ts';
 import type { EndpointContext, Query } from './context.ts';
-import { listOf, queryString, respond } from './context.ts';
+import { listOf, respond } from './context.ts';
+import type { RequestOptions } from '../request-options.ts';
 import { includeObjectOf } from './get.ts';
 import { encodeContinue, expiredVersion, listSemantic, settleRead } from './read-consistency.ts';
 import { collectionKey, objectKey } from './target.ts';
@@ -24,22 +24,19 @@ interface Chunk {
   readonly remainingItemCount: number | undefined;
 }
 
-function parseLimit(query: Query): number | undefined {
-  const raw = queryString(query, 'limit');
-  if (raw === undefined || raw === '') return undefined;
-  const limit = Number(raw);
-  if (!Number.isSafeInteger(limit) || limit < 0) throw badRequest(`limit must be a non-negative integer, got ${JSON.stringify(raw)}`);
-  return limit === 0 ? undefined : limit;
+/** ListOptions.limit: 0 or negative means no limit, as kube's storage reads it. */
+function limitOf(options: RequestOptions): number | undefined {
+  return options.limit > 0 ? options.limit : undefined;
 }
 
 function itemKey(target: Target, item: KubeObject): string {
   return keyString(objectKey({ ...target, namespace: item.metadata.namespace ?? '' }, item.metadata.name ?? ''));
 }
 
-export async function readChunk(target: Target, query: Query, context: EndpointContext): Promise<Chunk> {
-  const semantic = listSemantic(query);
-  const limit = parseLimit(query);
-  const selector = bothMatch(parseLabelSelector(queryString(query, 'labelSelector')), parseFieldSelector(queryString(query, 'fieldSelector'), target.kind.fieldSelectors));
+export async function readChunk(target: Target, options: RequestOptions, context: EndpointContext): Promise<Chunk> {
+  const semantic = listSemantic(options);
+  const limit = limitOf(options);
+  const selector = bothMatch(parseLabelSelector(options.labelSelector), parseFieldSelector(options.fieldSelector, target.kind.fieldSelectors));
   const current = await settleRead(semantic, context);
   const revision = semantic.type === 'exact' || semantic.type === 'continuation' ? semantic.revision : current;
   const snapshot = context.cache.listAt(collectionKey(target), revision);
@@ -58,7 +55,7 @@ export async function readChunk(target: Target, query: Query, context: EndpointC
 export async function handleList(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const query = request.query as Query;
   const format = negotiate(request.headers.accept, true);
-  const chunk = await readChunk(target, query, context);
+  const chunk = await readChunk(target, request.requestInfo.options, context);
   // One corrupt item fails the list, as kube-apiserver's storage does.
   for (const item of chunk.items) readable(target, item);
   const metadata = {

@@ -4,16 +4,19 @@
 // conflict with a concurrent writer re-reads and re-applies (kube's GuaranteedUpdate), unless
 // the patch itself named a resourceVersion. metadata.managedFields is the field manager's Update
 // from the current object; server-side apply (application/apply-patch+yaml) is
-// api/fieldmanager/apply-handler.ts.
+// api/fieldmanager/apply-handler.ts. The write goes through endpoints/write-path.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import { applyJsonPatch, JsonPatchError } from '../patch/json-patch.ts';
 import { applyMergePatch, strategicMerge } from '../patch/merge-patch.ts';
-import { badRequest, conflict, invalid, notFound, unsupportedMediaType } from '../status.ts';
-import type { EndpointContext, Query } from './context.ts';
-import { fieldValidationLevel, causeOf, isDryRun, respond, sendWarnings } from './context.ts';
+import { badRequest, invalid, notFound, unsupportedMediaType } from '../status.ts';
+import type { RequestOptions } from '../request-options.ts';
+import type { EndpointContext } from './context.ts';
+import { fieldValidationLevel, isDryRun, respond, sendWarnings } from './context.ts';
+import { writeRequestOf } from './create.ts';
 import { prepareUpdate } from './prepare.ts';
 import { expectObject } from './results.ts';
+import { writeUpdate } from './write-path.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { readable } from './corrupt.ts';
@@ -35,8 +38,8 @@ export function patchFunction(contentType: string | undefined): (current: JsonVa
 }
 
 /** ValidatePatchOptions for a non-apply patch: `force` is only for apply (422). */
-export function rejectForce(query: Query): void {
-  if (query['force'] !== undefined) invalidOptions('PatchOptions', [{ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' }]);
+export function rejectForce(options: RequestOptions): void {
+  if (options.force !== undefined) invalidOptions('PatchOptions', [{ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' }]);
 }
 
 /** The PATCH body as JSON (400 when it is not). */
@@ -69,14 +72,15 @@ function patched(current: KubeObject, patch: JsonValue, apply: (current: JsonVal
 
 export async function handlePatch(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const name = target.name!;
-  const query = request.query as Query;
+  const options = request.requestInfo.options;
   const qualified = { group: target.kind.group, resource: target.kind.resource };
   if (target.subresource !== undefined) throw notFound({ ...qualified, resource: `${target.kind.resource}/${target.subresource}` }, name);
   if (isApplyPatch(request.headers['content-type'])) return handleApply(request, reply, target, context);
   const apply = patchFunction(request.headers['content-type']);
-  rejectForce(query);
+  rejectForce(options);
   const identity = updateIdentity(request, target, 'PatchOptions', context.now());
   const patch = parsePatch(typeof request.body === 'string' ? request.body : '');
+  const write = writeRequestOf(request, target, context, isDryRun(options, 'PatchOptions'));
   const key = objectKey(target, name);
   await context.store.readIndex();
   for (let attempt = 1; ; attempt++) {
@@ -86,17 +90,10 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
     if (object.metadata.name !== name) throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     const requestedVersion = object.metadata.resourceVersion;
     const patchNamedVersion = requestedVersion !== current.metadata.resourceVersion;
-    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [], source: 'patch' });
+    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(options), duplicates: [], source: 'patch' });
     trackUpdate(current, object, target, identity);
     sendWarnings(reply, warnings);
-    if (isDryRun(query, 'PatchOptions')) {
-      if (patchNamedVersion) throw conflict(qualified, name, 'the object has been modified; please apply your changes to the latest version and try again');
-      return respond(request, reply, 200, object);
-    }
-    const result = await context.store.propose({
-      type: 'update', key, object, ...causeOf(request, context),
-      preconditions: requestedVersion ? { resourceVersion: requestedVersion } : {},
-    });
+    const result = await writeUpdate(write, current, object, requestedVersion ? { resourceVersion: requestedVersion } : {});
     if (result.type === 'conflict' && !patchNamedVersion && attempt < patchAttemptsMax) continue;
     return respond(request, reply, 200, expectObject(result, target, name).object);
   }

@@ -14,6 +14,8 @@ import { deletionGracePeriod } from '../../actors/index.ts';
 import { badRequest, conflict, internalError, invalid, notFound } from '../status.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { causeOf, isDryRun, queryString, requestBody, respond } from './context.ts';
+import { writeRequestOf } from './create.ts';
+import { writeDelete, writeUpdate } from './write-path.ts';
 import { expectObject } from './results.ts';
 import { checkSubresource } from './subresource.ts';
 import { objectKey } from './target.ts';
@@ -74,8 +76,7 @@ export async function handleEviction(request: FastifyRequest, reply: FastifyRepl
   const orphan = options['orphanDependents'];
   const effectivePolicy = (policy ?? (orphan === true ? 'Orphan' : undefined)) as PropagationPolicy | undefined;
   const optionsDryRun = Array.isArray(options['dryRun']) ? (options['dryRun'] as JsonValue[]) : [];
-  const query = request.query as Query;
-  const dryRun = isDryRun({ ...query, ...(optionsDryRun.length > 0 ? { dryRun: optionsDryRun.map(String) } : {}) }, 'DeleteOptions');
+  const dryRun = isDryRun({ dryRun: optionsDryRun.length > 0 ? optionsDryRun.map(String) : request.requestInfo.options.dryRun }, 'DeleteOptions');
   const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
   if (dryRun) {
     const wanted = preconditions as Preconditions | undefined;
@@ -88,8 +89,9 @@ export async function handleEviction(request: FastifyRequest, reply: FastifyRepl
   // bound and running (it stays terminating until a delete with grace period 0, e.g. `kubectl
   // drain --grace-period=0`, or PodGC once its node is gone), at once otherwise.
   const gracePeriod = deletionGracePeriod(target.kind, pod, typeof grace === 'number' ? grace : undefined);
-  const result = await context.store.propose({
-    type: 'delete', key: objectKey(target, target.name!), ...causeOf(request, context),
+  // The eviction deletes the pod itself: the write is the pods resource's delete.
+  const podTarget = { ...target, subresource: undefined };
+  const result = await writeDelete(writeRequestOf(request, podTarget, context, false), target.name!, pod, {
     ...(isFields(preconditions) ? { preconditions: preconditions as Preconditions } : {}),
     ...(effectivePolicy ? { propagationPolicy: effectivePolicy } : {}),
     ...(gracePeriod === undefined ? {} : { gracePeriodSeconds: gracePeriod }),
@@ -129,7 +131,7 @@ export async function handleBinding(request: FastifyRequest, reply: FastifyReply
       ...structuredClone(pod), spec: { ...spec, nodeName },
       status: { ...status, conditions: [...conditions, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }] },
     } as KubeObject;
-    const result = await context.store.propose({ type: 'update', key: objectKey(target, target.name!), object, preconditions: { resourceVersion: pod.metadata.resourceVersion ?? '' }, ...causeOf(request, context) });
+    const result = await writeUpdate(writeRequestOf(request, target, context, false, 'binding'), pod, object, { resourceVersion: pod.metadata.resourceVersion ?? '' });
     if (result.type === 'conflict' && attempt < 5) continue;
     expectObject(result, target, target.name!);
     return respond(request, reply, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });

@@ -3,7 +3,7 @@
 // server-set metadata, the kind's strategy, and semantic validation (422 with causes).
 import type { KubeObject } from '../../actors/index.ts';
 import { strategyFor } from '../registry/strategy.ts';
-import { metadataCauses, validateStructure } from '../registry/validation.ts';
+import { invalidValue, metadataCauses, validateStructure } from '../registry/validation.ts';
 import type { FieldChecks } from '../registry/validation.ts';
 import { badRequest, invalid } from '../status.ts';
 import type { EndpointContext } from './context.ts';
@@ -55,6 +55,9 @@ export function prepareUpdate(object: KubeObject, old: KubeObject, target: Targe
   settleNamespace(object, target);
   const warnings = validateStructure(target.kind, object, checks);
   const metadata = object.metadata;
+  // ValidateObjectMetaUpdate: the uid is immutable (a PUT's uid was already its precondition).
+  const uidCauses = metadata.uid !== undefined && metadata.uid !== '' && metadata.uid !== old.metadata.uid
+    ? [invalidValue('metadata.uid', metadata.uid, 'field is immutable')] : [];
   metadata.uid = old.metadata.uid ?? '';
   metadata.creationTimestamp = old.metadata.creationTimestamp ?? '';
   if (old.metadata.deletionTimestamp !== undefined) metadata.deletionTimestamp = old.metadata.deletionTimestamp;
@@ -65,6 +68,7 @@ export function prepareUpdate(object: KubeObject, old: KubeObject, target: Targe
   // A subresource write already took everything but its own part from the stored object.
   if (subresource === undefined) strategy.prepareForUpdate?.(object, old);
   rejectIfInvalid(object, target, [
+    ...uidCauses,
     ...metadataCauses(object, target.kind.nameRule),
     ...(strategy.validate?.(object) ?? []),
     ...(strategy.validateUpdate?.(object, old) ?? []),

@@ -2,9 +2,9 @@
 // (a ReadIndex round trip), Any, Not older than (wait briefly, then 504 "Too large resource
 // version"), Exact and Continuation (from the watch cache's window, 410 outside it), the
 // invalid combinations (400), and the continue token format.
-import { badRequest, gone, tooLargeResourceVersion } from '../status.ts';
-import type { EndpointContext, Query } from './context.ts';
-import { queryString } from './context.ts';
+import { badRequest, gone, invalid, tooLargeResourceVersion } from '../status.ts';
+import type { RequestOptions } from '../request-options.ts';
+import type { EndpointContext } from './context.ts';
 
 export type ReadSemantic =
   | { readonly type: 'mostRecent' }
@@ -46,11 +46,14 @@ function invalidCombination(message: string): never {
 }
 
 /** The semantic of a list (spec: list table). */
-export function listSemantic(query: Query): ReadSemantic {
-  const rawVersion = queryString(query, 'resourceVersion');
-  const match = queryString(query, 'resourceVersionMatch');
-  const limitSet = (queryString(query, 'limit') ?? '') !== '' && Number(queryString(query, 'limit')) > 0;
-  const continueRaw = queryString(query, 'continue') ?? '';
+export function listSemantic(options: RequestOptions): ReadSemantic {
+  const rawVersion = options.resourceVersion;
+  const match = options.resourceVersionMatch;
+  const limitSet = options.limit > 0;
+  const continueRaw = options.continue ?? '';
+  if (options.sendInitialEvents !== undefined) {
+    throw invalid('meta.k8s.io', 'ListOptions', '', [{ reason: 'FieldValueForbidden', field: 'sendInitialEvents', message: 'Forbidden: sendInitialEvents is forbidden for list' }]);
+  }
   if (match !== undefined && match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
     invalidCombination(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
   }
@@ -74,8 +77,8 @@ export function listSemantic(query: Query): ReadSemantic {
 }
 
 /** The semantic of a get (spec: get table). */
-export function getSemantic(query: Query): ReadSemantic {
-  const rawVersion = queryString(query, 'resourceVersion');
+export function getSemantic(options: RequestOptions): ReadSemantic {
+  const rawVersion = options.resourceVersion;
   if (rawVersion === undefined || rawVersion === '') return { type: 'mostRecent' };
   const revision = parseResourceVersion(rawVersion);
   return revision === 0 ? { type: 'any' } : { type: 'notOlderThan', revision };

@@ -1,10 +1,13 @@
-// Owns: routing resource requests to verb handlers. Every path under /api/ and /apis/ that is
-// not discovery resolves to a Target (endpoints/target.ts), then the HTTP method and the
-// watch parameter choose the verb, as kube-apiserver's RequestInfo does.
+// Owns: routing resource requests to verb handlers. The request's RequestInfo (computed once
+// when it arrived, api/request-info.ts) names the target and the verb; this module only
+// dispatches on them, so the handler that runs is the one authorization decided on. Before any
+// handler runs: a path naming nothing is the bare 404, query options that do not decode are a
+// 400, and a response media type the client cannot accept is a 406 — nothing is read or
+// written for a request that will be refused.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { methodNotAllowed } from '../status.ts';
-import type { EndpointContext, Query } from './context.ts';
-import { queryBoolean } from './context.ts';
+import { negotiate } from '../negotiation.ts';
+import { methodNotAllowed, pathNotFound } from '../status.ts';
+import type { EndpointContext } from './context.ts';
 import { handleCreate } from './create.ts';
 import { handleDelete } from './delete.ts';
 import { handleGet } from './get.ts';
@@ -13,19 +16,23 @@ import { handlePatch } from './patch.ts';
 import { handleUpdate } from './update.ts';
 import { handleWatch } from './watch.ts';
 import { handleLifecycle, lifecycleSubresource } from './lifecycle.ts';
-import { resolveTarget } from './target.ts';
 import { servedContext } from './served-view.ts';
 import { handleBinding, handleEviction, handleLog, handleStream } from './pod-subresources.ts';
 import { handleSubresourcePatch } from './subresource-patch.ts';
 
+const writeVerbs: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
 const notAllowed = 'the server does not allow this method on the requested resource';
 
 async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: EndpointContext): Promise<FastifyReply> {
-  const path = request.url.split('?')[0]!;
-  const target = resolveTarget(path);
+  const info = request.requestInfo;
+  const target = info.target;
+  if (target === undefined) throw pathNotFound();
+  if (info.options.problem !== undefined) throw info.options.problem;
+  // A write's response representation is decided before it runs (a 406 stores nothing).
+  if (writeVerbs.has(info.verb)) negotiate(request.headers.accept, false);
   // A kind served over another kind's storage (events.k8s.io events) reads and writes converted.
   const context = servedContext(target, shared);
-  const query = request.query as Query;
   // Every kind has the lifecycle subresource (the lifecycle inspector).
   if (target.subresource === lifecycleSubresource && target.name !== undefined) return handleLifecycle(request, reply, target, context);
   // Subresources with handlers of their own: pods/eviction, pods/log, and PATCH of a part (status).
@@ -42,7 +49,7 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
   switch (request.method) {
     case 'GET':
     case 'HEAD':
-      if (queryBoolean(query, 'watch')) return handleWatch(request, reply, target, context);
+      if (info.verb === 'watch') return handleWatch(request, reply, target, context);
       return target.name === undefined ? handleList(request, reply, target, context) : handleGet(request, reply, target, context);
     case 'POST':
       return handleCreate(request, reply, target, context);

@@ -8,9 +8,11 @@
 // apply to the subresource is api/fieldmanager/apply-handler.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
-import { conflict, notFound } from '../status.ts';
-import type { EndpointContext, Query } from './context.ts';
-import { causeOf, fieldValidationLevel, isDryRun, respond, sendWarnings } from './context.ts';
+import { notFound } from '../status.ts';
+import type { EndpointContext } from './context.ts';
+import { fieldValidationLevel, isDryRun, respond, sendWarnings } from './context.ts';
+import { writeRequestOf } from './create.ts';
+import { writeUpdate } from './write-path.ts';
 import { readable } from './corrupt.ts';
 import { applyPatch, parsePatch, patchFunction, rejectForce } from './patch.ts';
 import { handleApply, isApplyPatch } from '../fieldmanager/apply-handler.ts';
@@ -26,10 +28,11 @@ const attemptsMax = 5;
 export async function handleSubresourcePatch(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const name = target.name!;
   const subresource = checkSubresource(target, 'patch');
-  const query = request.query as Query;
+  const options = request.requestInfo.options;
   if (isApplyPatch(request.headers['content-type'])) return handleApply(request, reply, target, context, subresource);
   const apply = patchFunction(request.headers['content-type']);
-  rejectForce(query);
+  rejectForce(options);
+  const write = writeRequestOf(request, target, context, isDryRun(options, 'PatchOptions'), subresource);
   const identity = updateIdentity(request, target, 'PatchOptions', context.now(), subresource);
   const patch = parsePatch(typeof request.body === 'string' ? request.body : '');
   const qualified = { group: target.kind.group, resource: target.kind.resource };
@@ -42,17 +45,10 @@ export async function handleSubresourcePatch(request: FastifyRequest, reply: Fas
     const requestedVersion = (patched.metadata as KubeObject['metadata'] | undefined)?.resourceVersion;
     const patchNamedVersion = requestedVersion !== undefined && requestedVersion !== current.metadata.resourceVersion;
     const object = mergeSubresource(subresource, current, patched);
-    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(query), duplicates: [], source: 'patch' }, subresource);
+    const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(options), duplicates: [], source: 'patch' }, subresource);
     trackUpdate(current, object, target, identity);
     sendWarnings(reply, warnings);
-    if (isDryRun(query, 'PatchOptions')) {
-      if (patchNamedVersion) throw conflict(qualified, name, 'the object has been modified; please apply your changes to the latest version and try again');
-      return respond(request, reply, 200, object);
-    }
-    const stored = await context.store.propose({
-      type: 'update', key, object, ...causeOf(request, context),
-      preconditions: { resourceVersion: object.metadata.resourceVersion ?? '' },
-    });
+    const stored = await writeUpdate(write, current, object, { resourceVersion: object.metadata.resourceVersion ?? '' });
     if (stored.type === 'conflict' && !patchNamedVersion && attempt < attemptsMax) continue;
     return respond(request, reply, 200, expectObject(stored, target, name).object);
   }

@@ -5,7 +5,6 @@
 import type { CollectionKey, ObjectKey } from '../../actors/index.ts';
 import { findKind, storedResourceOf } from '../registry/kinds.ts';
 import type { ResourceKind } from '../registry/kinds.ts';
-import { badRequest, pathNotFound } from '../status.ts';
 
 export interface Target {
   readonly kind: ResourceKind;
@@ -16,45 +15,39 @@ export interface Target {
   readonly subresource: string | undefined;
 }
 
-/** Splits "/api/v1/namespaces/t/configmaps/c" into its decoded segments. */
-function segmentsOf(path: string): string[] {
-  const segments = path.split('/').filter((segment) => segment !== '');
-  try {
-    return segments.map((segment) => decodeURIComponent(segment));
-  } catch {
-    throw badRequest(`malformed path: ${path}`);
-  }
+/** The parts of a request's classification a target is resolved from. */
+export interface TargetRequest {
+  readonly isResourceRequest: boolean;
+  readonly verb: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly resource: string;
+  readonly subresource: string;
+  /** The path segments from the resource on: resource/name/subresource. */
+  readonly parts: readonly string[];
 }
 
-export function resolveTarget(urlPath: string): Target {
-  const segments = segmentsOf(urlPath);
-  let group: string;
-  let rest: string[];
-  if (segments[0] === 'api' && segments.length >= 3) {
-    group = '';
-    rest = segments.slice(1);
-  } else if (segments[0] === 'apis' && segments.length >= 4) {
-    group = segments[1]!;
-    rest = segments.slice(2);
-  } else {
-    throw pathNotFound();
+/**
+ * The served kind and object a classified request names (request-info.ts calls this once per
+ * request), or undefined when it names none: an unknown group, version or resource, a
+ * cluster-scoped kind under a namespace, a namespaced kind's item without one, or a path
+ * deeper than resource/name/subresource.
+ */
+export function resolveTarget(request: TargetRequest): Target | undefined {
+  if (!request.isResourceRequest || request.resource === '' || request.verb === 'proxy') return undefined;
+  if (request.parts.length > 3) return undefined;
+  const kind = findKind(request.apiGroup, request.apiVersion, request.resource);
+  if (kind === undefined) return undefined;
+  const name = request.parts[1];
+  const subresource = request.parts[2];
+  if (kind.namespaced) {
+    // The all-namespaces collection has no namespace; an item always has one.
+    if (request.namespace === '' && name !== undefined) return undefined;
+  } else if (request.namespace !== '' && !(kind.group === '' && kind.resource === 'namespaces' && request.namespace === name)) {
+    return undefined;
   }
-  const [version, ...path] = rest as [string, ...string[]];
-  return resolveInVersion(group, version, path);
-}
-
-function resolveInVersion(group: string, version: string, path: string[]): Target {
-  if (path[0] === 'namespaces' && path.length >= 3) {
-    const namespacedKind = findKind(group, version, path[2]!);
-    if (namespacedKind?.namespaced) {
-      if (path.length > 5) throw pathNotFound();
-      return { kind: namespacedKind, namespace: path[1]!, name: path[3], subresource: path[4] };
-    }
-  }
-  const kind = findKind(group, version, path[0]!);
-  if (!kind || path.length > 3) throw pathNotFound();
-  if (kind.namespaced && path.length > 1) throw pathNotFound();
-  return { kind, namespace: '', name: path[1], subresource: path[2] };
+  return { kind, namespace: kind.namespaced ? request.namespace : '', name, subresource };
 }
 
 /** The stored object a target names: keys are the stored resource's (events.k8s.io events are core events). */

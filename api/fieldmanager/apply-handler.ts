@@ -5,7 +5,8 @@
 // kube's typed conversion refuses them), the apply itself
 // (./managed-fields.ts applyConfiguration), then the write path of a patch — validation,
 // defaults, resourceVersion/uid preconditions from the body, dry run, re-apply after a
-// concurrent write — or of a create (201) when the object is absent.
+// concurrent write — or of a create (201) when the object is absent; both through the one write
+// path (endpoints/write-path.ts), so admission and RBAC's escalation check see the applied object.
 // `application/apply-patch+cbor` is not served (415, as with CBOR off on kube).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parse as parseYaml } from 'yaml';
@@ -15,9 +16,11 @@ import { validateStructure } from '../registry/validation.ts';
 import type { FieldChecks } from '../registry/validation.ts';
 import { ApiError, badRequest, conflict, notFound } from '../status.ts';
 import type { StatusCause } from '../status.ts';
-import type { EndpointContext, Query } from '../endpoints/context.ts';
-import { causeOf, fieldValidationLevel, formatTime, isDryRun, queryString, respond, sendWarnings } from '../endpoints/context.ts';
-import { createObject } from '../endpoints/create.ts';
+import type { RequestOptions } from '../request-options.ts';
+import type { EndpointContext } from '../endpoints/context.ts';
+import { fieldValidationLevel, formatTime, isDryRun, respond, sendWarnings } from '../endpoints/context.ts';
+import { createObject, writeRequestOf } from '../endpoints/create.ts';
+import { writeUpdate } from '../endpoints/write-path.ts';
 import { readable } from '../endpoints/corrupt.ts';
 import { prepareUpdate } from '../endpoints/prepare.ts';
 import { expectObject } from '../endpoints/results.ts';
@@ -39,21 +42,13 @@ export function isApplyPatch(contentType: string | undefined): boolean {
 }
 
 /** ValidatePatchOptions for an apply patch: fieldManager is required, short and printable. */
-function applyFieldManager(query: Query): string {
-  const fieldManager = queryString(query, 'fieldManager') ?? '';
+function applyFieldManager(options: RequestOptions): string {
+  const fieldManager = options.fieldManager ?? '';
   const causes: StatusCause[] = [];
   if (fieldManager === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
   causes.push(...fieldManagerProblems(fieldManager));
   if (causes.length > 0) invalidOptions('PatchOptions', causes);
   return fieldManager;
-}
-
-/** metav1.PatchOptions.Force: a boolean query parameter (400 for anything else, as the parameter codec). */
-function forceOf(query: Query): boolean {
-  const value = queryString(query, 'force');
-  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
-  if (value === 'true' || value === '1') return true;
-  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
 }
 
 /**
@@ -101,12 +96,13 @@ function readConfiguration(request: FastifyRequest, target: Target): KubeObject 
 
 export async function handleApply(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext, subresource?: string): Promise<FastifyReply> {
   const name = target.name!;
-  const query = request.query as Query;
+  const options = request.requestInfo.options;
   const qualified = { group: target.kind.group, resource: target.kind.resource };
-  const fieldManager = applyFieldManager(query);
-  const force = forceOf(query);
-  const dryRun = isDryRun(query, 'PatchOptions');
-  const checks: FieldChecks = { level: fieldValidationLevel(query), duplicates: [] };
+  const fieldManager = applyFieldManager(options);
+  // PatchOptions.Force is a boolean query parameter, read as kube reads one (request-options.ts).
+  const force = options.force ?? false;
+  const write = writeRequestOf(request, target, context, isDryRun(options, 'PatchOptions'), subresource ?? '');
+  const checks: FieldChecks = { level: fieldValidationLevel(options), duplicates: [] };
   const config = readConfiguration(request, target);
   // An apply is always strict about its configuration's fields (kube's typed conversion), then typed like any body (400).
   const problems = configurationProblems(config as unknown as JsonValue, target.kind.schema);
@@ -127,7 +123,7 @@ export async function handleApply(request: FastifyRequest, reply: FastifyReply, 
       if (requestedUid !== '') throw conflict(qualified, name, `uid mismatch: the provided object specified uid ${requestedUid}, and no existing object was found`);
       // A resourceVersion in the configuration is wiped on create, as kube's create-via-apply does.
       const { object } = applyConfiguration(zeroOf(target), config, identity, scope, force);
-      const created = await createObject(object, target, query, checks, context, causeOf(request, context), undefined);
+      const created = await createObject(write, object, checks, undefined);
       sendWarnings(reply, [...warnings, ...created.warnings]);
       return respond(request, reply, 201, created.object);
     }
@@ -142,14 +138,7 @@ export async function handleApply(request: FastifyRequest, reply: FastifyReply, 
     const patchNamedVersion = requestedVersion !== '' && requestedVersion !== current.metadata.resourceVersion;
     prepareUpdate(object, current, target, { level: 'Ignore', duplicates: [] }, subresource);
     sendWarnings(reply, warnings);
-    if (dryRun) {
-      if (patchNamedVersion) throw conflict(qualified, name, 'the object has been modified; please apply your changes to the latest version and try again');
-      return respond(request, reply, 200, object);
-    }
-    const stored = await context.store.propose({
-      type: 'update', key, object, ...causeOf(request, context),
-      preconditions: { resourceVersion: object.metadata.resourceVersion, ...(requestedUid !== '' ? { uid: requestedUid } : {}) },
-    });
+    const stored = await writeUpdate(write, current, object, { resourceVersion: object.metadata.resourceVersion, ...(requestedUid !== '' ? { uid: requestedUid } : {}) });
     if (stored.type === 'conflict' && !patchNamedVersion && attempt < applyAttemptsMax) continue;
     return respond(request, reply, 200, expectObject(stored, target, name).object);
   }

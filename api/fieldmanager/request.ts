@@ -7,8 +7,7 @@ import type { KubeObject } from '../../actors/index.ts';
 import { apiVersionOf } from '../registry/kinds.ts';
 import { invalid } from '../status.ts';
 import type { StatusCause } from '../status.ts';
-import type { Query } from '../endpoints/context.ts';
-import { formatTime, queryString } from '../endpoints/context.ts';
+import { formatTime } from '../endpoints/context.ts';
 import type { Target } from '../endpoints/target.ts';
 import { fieldManagerProblems, managerFromUserAgent, updateManagedFields } from './managed-fields.ts';
 import type { OwnershipScope, WriteIdentity } from './managed-fields.ts';
@@ -23,8 +22,7 @@ export function invalidOptions(optionsKind: OptionsKind, causes: readonly Status
 }
 
 /** The fieldManager query parameter ('' when absent); 422 when it is too long or unprintable. */
-export function requestedFieldManager(query: Query, optionsKind: OptionsKind): string {
-  const fieldManager = queryString(query, 'fieldManager') ?? '';
+export function requestedFieldManager(fieldManager: string, optionsKind: OptionsKind): string {
   const problems = fieldManagerProblems(fieldManager);
   if (problems.length > 0) invalidOptions(optionsKind, problems);
   return fieldManager;
@@ -32,7 +30,7 @@ export function requestedFieldManager(query: Query, optionsKind: OptionsKind): s
 
 /** The identity of a non-apply write: the fieldManager parameter, else the User-Agent's prefix (managerOrUserAgent). */
 export function updateIdentity(request: FastifyRequest, target: Target, optionsKind: OptionsKind, now: Date, subresource = ''): WriteIdentity {
-  const fieldManager = requestedFieldManager(request.query as Query, optionsKind);
+  const fieldManager = requestedFieldManager(request.requestInfo.options.fieldManager ?? '', optionsKind);
   const manager = fieldManager !== '' ? fieldManager : managerFromUserAgent(request.headers['user-agent']);
   return { manager, apiVersion: apiVersionOf(target.kind), subresource, time: formatTime(now) };
 }

@@ -129,14 +129,20 @@ function roleRefChangeCauses(object: KubeObject, old: KubeObject): StatusCause[]
 }
 
 export const roleStrategy: Strategy = {
+  // kube: PUT creates an absent role or binding (RBAC strategies allow create on update).
+  allowCreateOnUpdate: true,
   validate: (object) => rulesCauses(object, true),
 };
 
 export const clusterRoleStrategy: Strategy = {
+  // kube: PUT creates an absent role or binding (RBAC strategies allow create on update).
+  allowCreateOnUpdate: true,
   validate: (object) => [...rulesCauses(object, false), ...aggregationCauses(object)],
 };
 
 export const roleBindingStrategy: Strategy = {
+  // kube: PUT creates an absent role or binding (RBAC strategies allow create on update).
+  allowCreateOnUpdate: true,
   prepareForCreate: defaultBinding,
   prepareForUpdate: (object) => defaultBinding(object),
   validate: (object) => bindingCauses(object, true),
@@ -144,6 +150,8 @@ export const roleBindingStrategy: Strategy = {
 };
 
 export const clusterRoleBindingStrategy: Strategy = {
+  // kube: PUT creates an absent role or binding (RBAC strategies allow create on update).
+  allowCreateOnUpdate: true,
   prepareForCreate: defaultBinding,
   prepareForUpdate: (object) => defaultBinding(object),
   validate: (object) => bindingCauses(object, false),

@@ -221,6 +221,8 @@ function mutablePartsCleared(spec: Fields): Fields {
 const podUpdateMessage = 'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
 export const podStrategy: Strategy = {
+  // kube: a pod is created with POST only; PUT of an absent pod is 404.
+  allowCreateOnUpdate: false,
   prepareForCreate(object) {
     const spec = defaultPodSpec(podSpecFor(object));
     object['spec'] = spec;
@@ -259,6 +261,8 @@ export const podStrategy: Strategy = {
 // --- nodes --------------------------------------------------------------------------------
 
 export const nodeStrategy: Strategy = {
+  // kube: PUT of an absent node is 404.
+  allowCreateOnUpdate: false,
   // Nodes may carry status on create (the kubelet registers itself with it).
   prepareForUpdate: keepStatus,
 };
@@ -310,6 +314,8 @@ function defaultServiceSpec(spec: Fields, old?: Fields): Fields {
 const ipv4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 export const serviceStrategy: Strategy = {
+  // kube: PUT creates an absent service.
+  allowCreateOnUpdate: true,
   prepareForCreate(object) {
     object['spec'] = defaultServiceSpec(fields(object['spec'] as JsonValue | undefined));
     object['status'] = { loadBalancer: {} };
@@ -371,6 +377,8 @@ export const serviceStrategy: Strategy = {
 // --- endpoints ----------------------------------------------------------------------------
 
 export const endpointsStrategy: Strategy = {
+  // kube: PUT creates absent endpoints.
+  allowCreateOnUpdate: true,
   prepareForCreate(object) {
     defaultEndpointPorts(object);
   },
@@ -508,11 +516,15 @@ function namespaceOf(object: KubeObject): string {
 
 /** A core/v1 Event: the legacy rules on every write (ValidateEventCreate/Update for core/v1). */
 export const coreEventStrategy: Strategy = {
+  // kube: PUT creates an absent event.
+  allowCreateOnUpdate: true,
   validate: (object) => legacyEventCauses(object as Fields, namespaceOf(object)),
 };
 
 /** An events.k8s.io/v1 Event: validated as its core form, with the strict create and update rules. */
 export const eventsV1Strategy: Strategy = {
+  // kube: PUT creates an absent event (one events storage).
+  allowCreateOnUpdate: true,
   validate: (object) => legacyEventCauses(coreViewOf(object) as Fields, namespaceOf(object)),
   validateCreate: (object) => eventsV1CreateCauses(coreViewOf(object) as Fields),
   validateUpdate: (object, old) => eventsV1UpdateCauses(coreViewOf(object) as Fields, coreViewOf(old) as Fields),

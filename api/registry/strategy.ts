@@ -10,6 +10,11 @@ import { rbacStrategies } from './strategy-rbac.ts';
 import { coreEventStrategy, endpointsStrategy, eventsV1Strategy, nodeStrategy, podStrategy, serviceStrategy } from './strategy-workloads.ts';
 
 export interface Strategy {
+  /**
+   * kube's AllowCreateOnUpdate: whether a PUT of an absent object creates it (else 404
+   * NotFound). Each kind states it next to its other rules; a kind without a strategy does not.
+   */
+  readonly allowCreateOnUpdate: boolean;
   /** Normalises a new object in place (after server metadata is set). */
   prepareForCreate?(object: KubeObject): void;
   /** Normalises an update in place, given the stored object. */
@@ -56,6 +61,8 @@ function immutableCauses(object: KubeObject, old: KubeObject, fields: readonly s
 }
 
 const configMapStrategy: Strategy = {
+  // kube: PUT of an absent ConfigMap is 404.
+  allowCreateOnUpdate: false,
   validate(object) {
     const data = stringMap(object['data']);
     const binary = stringMap(object['binaryData']);
@@ -82,6 +89,8 @@ function mergeStringData(object: KubeObject): void {
 }
 
 const secretStrategy: Strategy = {
+  // kube: PUT of an absent Secret is 404.
+  allowCreateOnUpdate: false,
   prepareForCreate(object) {
     mergeStringData(object);
     if (object['type'] === undefined || object['type'] === '') object['type'] = 'Opaque';
@@ -103,6 +112,8 @@ const secretStrategy: Strategy = {
 };
 
 const namespaceStrategy: Strategy = {
+  // kube: PUT of an absent Namespace is 404.
+  allowCreateOnUpdate: false,
   prepareForCreate(object) {
     const spec = (object['spec'] ?? {}) as Record<string, JsonValue>;
     if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
@@ -122,10 +133,21 @@ const namespaceStrategy: Strategy = {
   },
 };
 
+/** ServiceAccounts have no rules beyond the generic ones; kube does not create one on PUT. */
+const serviceAccountStrategy: Strategy = { allowCreateOnUpdate: false };
+
+/** Leases have no rules beyond the generic ones; kube creates an absent one on PUT (leader election relies on it). */
+const leaseStrategy: Strategy = { allowCreateOnUpdate: true };
+
+/** A kind without rules of its own: no create on PUT. */
+const genericStrategy: Strategy = { allowCreateOnUpdate: false };
+
 const strategies: Readonly<Record<string, Strategy>> = {
   '/ConfigMap': configMapStrategy,
   '/Secret': secretStrategy,
   '/Namespace': namespaceStrategy,
+  '/ServiceAccount': serviceAccountStrategy,
+  'coordination.k8s.io/Lease': leaseStrategy,
   '/Pod': podStrategy,
   '/Node': nodeStrategy,
   '/Service': serviceStrategy,
@@ -136,5 +158,5 @@ const strategies: Readonly<Record<string, Strategy>> = {
 };
 
 export function strategyFor(group: string, kind: string): Strategy {
-  return strategies[`${group}/${kind}`] ?? {};
+  return strategies[`${group}/${kind}`] ?? genericStrategy;
 }

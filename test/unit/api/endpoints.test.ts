@@ -169,9 +169,16 @@ describe('update', () => {
     expect(json(await harness.request('GET', `${cms}/c`)).data).toEqual({ a: 'z' });
   });
 
-  it('a PUT of an absent object creates it (201)', async () => {
-    const response = await harness.request('PUT', `${cms}/fresh`, configMap('fresh'));
-    expect(response.statusCode).toBe(201);
+  it('a PUT of an absent object creates it only where the kind allows create on update (Lease 201; ConfigMap 404, nothing stored)', async () => {
+    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'fresh' }, spec: { holderIdentity: 'x' } };
+    const created = await harness.request('PUT', '/apis/coordination.k8s.io/v1/namespaces/t/leases/fresh', lease);
+    expect(created.statusCode, created.body).toBe(201);
+    const proposals = harness.backend.proposals;
+    const refused = await harness.request('PUT', `${cms}/fresh`, configMap('fresh'));
+    expectStatus(refused, 404, 'NotFound');
+    expect(refused.json().message).toBe('configmaps "fresh" not found');
+    expect(harness.backend.proposals).toBe(proposals);
+    expect((await harness.request('GET', `${cms}/fresh`)).statusCode).toBe(404);
   });
 
   it('a name that disagrees with the URL is 400', async () => {

@@ -95,9 +95,16 @@ describe('watch', () => {
     watch.close();
   });
 
-  it('watches one item through its item path and ignores others', async () => {
+  it('a GET of an item with ?watch=1 is a get (kube serves no item watch there), authorized and answered as one', async () => {
     await harness.request('POST', cms, configMap('a'));
-    const watch = await openWatch(`${cms}/a?watch=1`);
+    const response = await harness.request('GET', `${cms}/a?watch=1`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'a' } });
+  });
+
+  it('watches one item through the legacy /watch/ path and ignores others', async () => {
+    await harness.request('POST', cms, configMap('a'));
+    const watch = await openWatch(cms.replace('/api/v1/', '/api/v1/watch/') + '/a');
     expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
     await harness.request('POST', cms, configMap('b'));
     await harness.request('DELETE', `${cms}/a`);
