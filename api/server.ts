@@ -31,7 +31,7 @@ import type { FeatureGates } from './endpoints/corrupt.ts';
 import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
 import { bodyDrainBytesMax, registerBodyLimit } from './body-limit.ts';
-import { registerStatusErrors } from './status-errors.ts';
+import { frameworkErrorStatus, registerStatusErrors } from './status-errors.ts';
 import type { StoreClient } from './store-client.ts';
 import { WatchCache } from './watchcache/watch-cache.ts';
 
@@ -98,6 +98,8 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     bodyLimit: bodyDrainBytesMax,
     // Watches are long-lived; kube-apiserver has no per-request timeout for them either.
     requestTimeout: 0,
+    // A URL the router cannot take is a 400 Status like every other refusal.
+    frameworkErrors: frameworkErrorStatus,
     ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } } : {}),
   });
   app.removeAllContentTypeParsers();

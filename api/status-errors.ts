@@ -34,6 +34,17 @@ export function sendStatus(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status.code).type('application/json').send(JSON.stringify(error.status));
 }
 
+/**
+ * fastify's `frameworkErrors`: a URL its router cannot take (a malformed percent-escape, FST_ERR_BAD_URL)
+ * is answered before any hook runs — with a Status, as every other refusal.
+ */
+export function frameworkErrorStatus(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const escape = /%(?![0-9a-fA-F]{2}).{0,2}/.exec(path)?.[0];
+  const message = error.code === 'FST_ERR_BAD_URL' && escape !== undefined ? `invalid URL escape ${JSON.stringify(escape)}` : (error.message || 'bad request');
+  sendStatus(reply, badRequest(message));
+}
+
 export function registerStatusErrors(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => sendStatus(reply, toApiError(error, request)));
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
