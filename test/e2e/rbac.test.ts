@@ -141,4 +141,38 @@ describe('RBAC with kubectl', () => {
     expect(escalation.code).toBe(1);
     expect(escalation.stderr).toContain('rolebindings.rbac.authorization.k8s.io "jane-root" is forbidden: user "jane" (groups=["developers" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:');
   });
+
+  it('a user who may only write Roles cannot grant herself everything: kubectl apply --server-side, apply, replace, patch (json, merge, strategic), create --dry-run=server are all refused 403 and store nothing', async () => {
+    await ok(admin, ['create', 'namespace', 'team-e']);
+    await ok(admin, ['create', 'role', 'role-writer', '--verb=get,list,create,update,patch', '--resource=roles.rbac.authorization.k8s.io', '-n', 'team-e']);
+    await ok(admin, ['create', 'rolebinding', 'eve-role-writer', '--role=role-writer', '--user=eve', '-n', 'team-e']);
+    await ok(admin, ['create', 'role', 'small', '--verb=get', '--resource=roles.rbac.authorization.k8s.io', '-n', 'team-e']);
+    const everything = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'root', namespace: 'team-e' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] };
+    const file = path.join(dir.path, 'root-role.yaml');
+    await writeFile(file, stringify(everything));
+    const smallFile = path.join(dir.path, 'small-role.yaml');
+    await writeFile(smallFile, stringify({ ...everything, metadata: { name: 'small', namespace: 'team-e' } }));
+    const rule = '{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}';
+    const attempts: string[][] = [
+      ['apply', '--server-side', '-f', file],
+      ['apply', '--server-side', '--force-conflicts', '-f', smallFile],
+      ['apply', '-f', file],
+      ['create', '-f', file, '--dry-run=server'],
+      ['apply', '--server-side', '--dry-run=server', '-f', file],
+      ['replace', '-f', smallFile],
+      ['patch', 'role', 'small', '-n', 'team-e', '--type=json', '-p', `[{"op":"replace","path":"/rules","value":[${rule}]}]`],
+      ['patch', 'role', 'small', '-n', 'team-e', '--type=merge', '-p', `{"rules":[${rule}]}`],
+      ['patch', 'role', 'small', '-n', 'team-e', '--type=strategic', '-p', `{"rules":[${rule}]}`],
+    ];
+    for (const args of attempts) {
+      const result = await admin.run([...args, '--as', 'eve']);
+      expect(result.code, describeResult(args, result)).not.toBe(0);
+      expect(result.stderr, describeResult(args, result)).toContain('is attempting to grant RBAC permissions not currently held');
+    }
+    const missing = await admin.run(['get', 'role', 'root', '-n', 'team-e']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('roles.rbac.authorization.k8s.io "root" not found');
+    const small = parse(await ok(admin, ['get', 'role', 'small', '-n', 'team-e', '-o', 'yaml'])) as { rules: unknown[] };
+    expect(small.rules).toEqual([{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['get'] }]);
+  });
 });
