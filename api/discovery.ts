@@ -2,13 +2,20 @@
 // /apis/<group>, /api/v1 and /apis/<group>/<version>, in both the legacy form (APIVersions,
 // APIGroupList, APIGroup, APIResourceList) and the aggregated form (apidiscovery.k8s.io v2 and
 // v2beta1 APIGroupDiscoveryList, one request for all resources), chosen from the Accept header
-// like kube-apiserver does. Everything is derived from api/registry/kinds.ts at startup.
-// It does not serve resources themselves, nor OpenAPI (api/openapi.ts).
+// like kube-apiserver does. Everything is derived at startup from api/registry/kinds.ts and, for
+// the create-only reviews that are never stored (authorization.k8s.io access reviews served by
+// api/rbac-reviews.ts, authentication.k8s.io SelfSubjectReview by api/self-subject-review.ts),
+// from reviewResources below. As kube-apiserver (go-restful web services, and the aggregator's
+// /apis/ handler), every document is also served with a trailing slash (/version/ is what the
+// generated clients call); /apis/ is the legacy list only. It does not serve resources
+// themselves, nor OpenAPI (api/openapi.ts), nor the health endpoints (api/health.ts).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { apiVersionOf, servedGroups, servedKinds } from './registry/kinds.ts';
-import type { ResourceKind } from './registry/kinds.ts';
+import { authorizationGroup } from './rbac-reviews.ts';
+import { apiVersionOf, servedKinds } from './registry/kinds.ts';
+import type { ResourceKind, Verb } from './registry/kinds.ts';
+import { authenticationGroup } from './self-subject-review.ts';
 import { notAcceptable, pathNotFound } from './status.ts';
 import type { ApiError } from './status.ts';
 import { acceptsPlainJson, parseAcceptHeader } from './table.ts';
@@ -35,9 +42,70 @@ export function versionInfo(): VersionInfo {
   };
 }
 
+/**
+ * A resource served create-only and never stored (an access or identity review): discovery
+ * lists it with its verbs and scope but no storage version hash, as kube-apiserver does.
+ */
+export interface ReviewResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly singular: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly verbs: readonly Verb[];
+}
+
+function review(group: string, resource: string, kind: string, namespaced = false): ReviewResource {
+  return { group, version: 'v1', resource, singular: resource.slice(0, -1), kind, namespaced, verbs: ['create'] };
+}
+
+/**
+ * The reviews kstore serves, in kube's order (resources sorted by name). authentication.k8s.io
+ * lists only SelfSubjectReview: kstore serves no TokenReview, and its v1beta1 SelfSubjectReview
+ * (for kubectl 1.27) is not advertised, as kube 1.29+ disables that beta version by default.
+ */
+export const reviewResources: readonly ReviewResource[] = [
+  review(authenticationGroup, 'selfsubjectreviews', 'SelfSubjectReview'),
+  review(authorizationGroup, 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
+  review(authorizationGroup, 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
+  review(authorizationGroup, 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
+  review(authorizationGroup, 'subjectaccessreviews', 'SubjectAccessReview'),
+];
+
 export interface DiscoveryOptions {
   /** The kinds to advertise; defaults to every served kind. */
   readonly kinds?: readonly ResourceKind[];
+  /** The create-only reviews to advertise after the kinds; defaults to reviewResources. */
+  readonly reviews?: readonly ReviewResource[];
+}
+
+/** What discovery says of one resource, from a served kind or a review. */
+interface DiscoveredResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly singular: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  readonly verbs: readonly Verb[];
+  readonly subresources: NonNullable<ResourceKind['subresources']>;
+  /** Absent for a resource that is never stored. */
+  readonly storageVersionHash?: string;
+}
+
+function discoveredKind(kind: ResourceKind): DiscoveredResource {
+  return {
+    group: kind.group, version: kind.version, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    namespaced: kind.namespaced, shortNames: kind.shortNames, categories: kind.categories, verbs: kind.verbs,
+    subresources: kind.subresources ?? [], storageVersionHash: storageVersionHash(kind.storage ?? kind),
+  };
+}
+
+function discoveredReview(resource: ReviewResource): DiscoveredResource {
+  return { ...resource, shortNames: [], categories: [], subresources: [] };
 }
 
 /** apimachinery StorageVersionHash: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>"). */
@@ -47,19 +115,19 @@ export function storageVersionHash(kind: Pick<ResourceKind, 'group' | 'version' 
 }
 
 /** One entry of an APIResourceList (metav1.APIResource). */
-export function apiResourceOf(kind: ResourceKind) {
+function apiResourceOf(kind: DiscoveredResource) {
   return {
     name: kind.resource, singularName: kind.singular, namespaced: kind.namespaced, kind: kind.kind,
     verbs: [...kind.verbs],
     ...(kind.shortNames.length > 0 ? { shortNames: [...kind.shortNames] } : {}),
     ...(kind.categories.length > 0 ? { categories: [...kind.categories] } : {}),
-    storageVersionHash: storageVersionHash(kind.storage ?? kind),
+    ...(kind.storageVersionHash === undefined ? {} : { storageVersionHash: kind.storageVersionHash }),
   };
 }
 
 /** Subresources appear in the legacy list as "<resource>/<subresource>" entries. */
-function subresourcesOf(kind: ResourceKind) {
-  return (kind.subresources ?? []).map((subresource) => ({
+function subresourcesOf(kind: DiscoveredResource) {
+  return kind.subresources.map((subresource) => ({
     name: `${kind.resource}/${subresource.name}`, singularName: '', namespaced: kind.namespaced,
     // A subresource of another kind names its group and version (pods/eviction: policy/v1 Eviction).
     ...(subresource.responseKind && (subresource.responseKind.group !== kind.group || subresource.responseKind.version !== kind.version)
@@ -69,7 +137,7 @@ function subresourcesOf(kind: ResourceKind) {
 }
 
 /** /api/v1 and /apis/<g>/<v>; the core list has no apiVersion field, as in kube-apiserver. */
-export function apiResourceList(kinds: readonly ResourceKind[], group: string, version: string) {
+function apiResourceList(kinds: readonly DiscoveredResource[], group: string, version: string) {
   const resources = kinds.filter((kind) => kind.group === group && kind.version === version).flatMap((kind) => [apiResourceOf(kind), ...subresourcesOf(kind)]);
   const groupVersion = apiVersionOf({ group, version });
   return group === ''
@@ -77,8 +145,8 @@ export function apiResourceList(kinds: readonly ResourceKind[], group: string, v
     : { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }
 
-function groupVersionsOf(kinds: readonly ResourceKind[]): { group: string; versions: string[] }[] {
-  if (kinds === servedKinds) return servedGroups();
+/** The groups in the order their resources come, each group's versions in the same order. */
+function groupVersionsOf(kinds: readonly DiscoveredResource[]): { group: string; versions: string[] }[] {
   const groups = new Map<string, string[]>();
   for (const kind of kinds) {
     const versions = groups.get(kind.group) ?? [];
@@ -101,7 +169,7 @@ type AggregatedVersion = 'v2' | 'v2beta1';
 /** The versions of APIGroupDiscoveryList we can produce (v2beta1: kubectl 1.26-1.29). */
 const aggregatedVersions: readonly AggregatedVersion[] = ['v2', 'v2beta1'];
 
-function aggregatedResourceOf(kind: ResourceKind) {
+function aggregatedResourceOf(kind: DiscoveredResource) {
   return {
     resource: kind.resource,
     responseKind: { group: kind.group, version: kind.version, kind: kind.kind },
@@ -110,15 +178,15 @@ function aggregatedResourceOf(kind: ResourceKind) {
     verbs: [...kind.verbs],
     ...(kind.shortNames.length > 0 ? { shortNames: [...kind.shortNames] } : {}),
     ...(kind.categories.length > 0 ? { categories: [...kind.categories] } : {}),
-    ...((kind.subresources ?? []).length > 0 ? {
-      subresources: (kind.subresources ?? []).map((subresource) => ({
+    ...(kind.subresources.length > 0 ? {
+      subresources: kind.subresources.map((subresource) => ({
         subresource: subresource.name, responseKind: subresource.responseKind ?? { group: kind.group, version: kind.version, kind: kind.kind }, verbs: [...subresource.verbs],
       })),
     } : {}),
   };
 }
 
-function aggregatedGroupOf(kinds: readonly ResourceKind[], group: string, versions: readonly string[]) {
+function aggregatedGroupOf(kinds: readonly DiscoveredResource[], group: string, versions: readonly string[]) {
   return {
     metadata: group === '' ? {} : { name: group },
     versions: versions.map((version) => ({
@@ -130,7 +198,7 @@ function aggregatedGroupOf(kinds: readonly ResourceKind[], group: string, versio
 }
 
 /** The aggregated document: /api holds the core group only, /apis every named group. */
-export function aggregatedDiscovery(kinds: readonly ResourceKind[], root: 'api' | 'apis', version: AggregatedVersion) {
+function aggregatedDiscovery(kinds: readonly DiscoveredResource[], root: 'api' | 'apis', version: AggregatedVersion) {
   const groups = groupVersionsOf(kinds).filter(({ group }) => (root === 'api') === (group === ''));
   return {
     kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {},
@@ -192,13 +260,14 @@ function serverAddress(request: FastifyRequest): string {
 }
 
 interface Documents {
-  readonly kinds: readonly ResourceKind[];
+  readonly kinds: readonly DiscoveredResource[];
   readonly groups: readonly { group: string; versions: string[] }[];
 }
 
-function serveRoot(documents: Documents, root: 'api' | 'apis') {
+/** `aggregated` false: the legacy list only (kube's /apis/, the aggregator's unwrapped apisHandler). */
+function serveRoot(documents: Documents, root: 'api' | 'apis', aggregated = true) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const negotiated = negotiateDiscovery(request.headers.accept, true);
+    const negotiated = negotiateDiscovery(request.headers.accept, aggregated);
     if (negotiated === undefined) return sendStatus(reply, notAcceptable(notAcceptableMessage));
     if (negotiated.form === 'aggregated') {
       const document = aggregatedDiscovery(documents.kinds, root, negotiated.version);
@@ -221,23 +290,30 @@ function serveLegacy(request: FastifyRequest, reply: FastifyReply, document: unk
   return sendDocument(request, reply, document, 'application/json');
 }
 
+/** Registers `path` and, as kube-apiserver serves them too, `path` with a trailing slash. */
+function getWithSlash<Params>(app: FastifyInstance, path: string, handler: (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => Promise<FastifyReply>): void {
+  app.get<{ Params: Params }>(path, handler);
+  app.get<{ Params: Params }>(`${path}/`, handler);
+}
+
 function registerRoutes(app: FastifyInstance, documents: Documents): void {
   const versionsOf = (group: string) => documents.groups.find((entry) => entry.group === group)?.versions ?? [];
-  app.get('/version', async (_request, reply) => reply.type('application/json').send(versionInfo()));
-  app.get('/api', serveRoot(documents, 'api'));
+  getWithSlash(app, '/version', async (_request, reply) => reply.type('application/json').send(versionInfo()));
+  getWithSlash(app, '/api', serveRoot(documents, 'api'));
   app.get('/apis', serveRoot(documents, 'apis'));
-  app.get<{ Params: { version: string } }>('/api/:version', async (request, reply) => {
+  app.get('/apis/', serveRoot(documents, 'apis', false));
+  getWithSlash<{ version: string }>(app, '/api/:version', async (request, reply) => {
     const served = versionsOf('').includes(request.params.version);
     return serveLegacy(request, reply, served ? apiResourceList(documents.kinds, '', request.params.version) : undefined);
   });
-  app.get<{ Params: { group: string } }>('/apis/:group', async (request, reply) => {
+  getWithSlash<{ group: string }>(app, '/apis/:group', async (request, reply) => {
     const versions = versionsOf(request.params.group);
     const document = request.params.group !== '' && versions.length > 0
       ? { kind: 'APIGroup', apiVersion: 'v1', ...apiGroupOf(request.params.group, versions) }
       : undefined;
     return serveLegacy(request, reply, document);
   });
-  app.get<{ Params: { group: string; version: string } }>('/apis/:group/:version', async (request, reply) => {
+  getWithSlash<{ group: string; version: string }>(app, '/apis/:group/:version', async (request, reply) => {
     const { group, version } = request.params;
     const served = group !== '' && versionsOf(group).includes(version);
     return serveLegacy(request, reply, served ? apiResourceList(documents.kinds, group, version) : undefined);
@@ -245,7 +321,7 @@ function registerRoutes(app: FastifyInstance, documents: Documents): void {
 }
 
 async function discoveryPluginBody(app: FastifyInstance, options: DiscoveryOptions): Promise<void> {
-  const kinds = options.kinds ?? servedKinds;
+  const kinds = [...(options.kinds ?? servedKinds).map(discoveredKind), ...(options.reviews ?? reviewResources).map(discoveredReview)];
   registerRoutes(app, { kinds, groups: groupVersionsOf(kinds) });
 }
 
