@@ -12,6 +12,7 @@ import { impersonationPlugin } from './impersonation.ts';
 import type { Authorizer } from './authz.ts';
 import { RbacEscalationGuard } from './rbac-escalation.ts';
 import { AdmissionChain } from './admission/chain.ts';
+import type { AdmissionPlugin } from './admission/chain.ts';
 import { accessReviewsPlugin } from './rbac-reviews.ts';
 import { selfSubjectReviewPlugin } from './self-subject-review.ts';
 import { discoveryPlugin } from './discovery.ts';
@@ -30,7 +31,8 @@ import { featureGatesDefault } from './endpoints/corrupt.ts';
 import type { FeatureGates } from './endpoints/corrupt.ts';
 import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
-import { bodyDrainBytesMax, registerBodyLimit } from './body-limit.ts';
+import { bodyDrainBytesMax, registerBodyLimit, serverTimeouts } from './body-limit.ts';
+import type { BodyReadLimits } from './body-limit.ts';
 import { frameworkErrorStatus, registerStatusErrors } from './status-errors.ts';
 import type { StoreClient } from './store-client.ts';
 import { WatchCache } from './watchcache/watch-cache.ts';
@@ -62,8 +64,12 @@ export interface ServerOptions {
   readonly clusterView?: () => ClusterView;
   /** The built web console served at /console/ (default api/console/dist). */
   readonly consoleDist?: string;
+  /** The admission chain in order (default: kube's order of the plugins kstore has, admission/chain.ts). */
+  readonly admissionPlugins?: readonly AdmissionPlugin[];
   /** --feature-gates (default: every alpha gate off). */
   readonly featureGates?: FeatureGates;
+  /** Request body deadline and minimum rate (body-limit.ts; tests shorten them). */
+  readonly bodyRead?: BodyReadLimits;
 }
 
 /**
@@ -92,21 +98,25 @@ export interface ApiServer {
 }
 
 export async function buildServer(options: ServerOptions): Promise<ApiServer> {
+  const timeouts = serverTimeouts(options.bodyRead);
   const app = Fastify({
     logger: options.logger ?? false,
     // The 3 MiB limit itself is enforced by body-limit.ts, which drains up to this much.
     bodyLimit: bodyDrainBytesMax,
-    // Watches are long-lived; kube-apiserver has no per-request timeout for them either.
-    requestTimeout: 0,
+    // Node's timeouts for receiving a request (headers, body; never the response, so watches
+    // are unaffected): kube's ReadHeaderTimeout and a backstop behind body-limit.ts's deadline.
+    requestTimeout: timeouts.requestTimeout,
     // A URL the router cannot take is a 400 Status like every other refusal.
     frameworkErrors: frameworkErrorStatus,
-    ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } } : {}),
+    ...(options.tls
+      ? { https: { key: options.tls.key, cert: options.tls.cert, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false, ...timeouts.http } }
+      : { http: timeouts.http }),
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser([...bodyMediaTypes, ...patchMediaTypes], { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addContentTypeParser(PROTOBUF_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerStatusErrors(app);
-  registerBodyLimit(app);
+  registerBodyLimit(app, options.bodyRead);
   const cache = new WatchCache(options.store, options.watchCacheEventsMax);
   // preClose: open watches must end before the server waits for connections to finish; a
   // connection still open after the grace period (a client that stopped reading) is cut.
@@ -124,7 +134,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? bookmarkIntervalMsDefault, metrics,
     featureGates: options.featureGates ?? featureGatesDefault, authorizers: options.authorizers,
-    admission: new AdmissionChain({ store: options.store, randomSuffix }),
+    admission: new AdmissionChain({ store: options.store, randomSuffix }, options.admissionPlugins),
     rbacGuard: new RbacEscalationGuard({ store: options.store, authorizers: [...options.authorizers] }),
   };
   await app.register(authnPlugin, { authenticators: [...options.authenticators] });

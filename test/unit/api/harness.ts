@@ -7,7 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ClusterState, commandVersion, encodeCommand } from '../../../actors/index.ts';
 import type { ChangeEvent, Command, CommandResult } from '../../../actors/index.ts';
 import { buildServer, StoreClient, systemMastersAuthorizer } from '../../../api/index.ts';
-import type { ApiServer, Authenticator, Authorizer, FeatureGates, StoreBackend } from '../../../api/index.ts';
+import type { ApiServer, Authenticator, Authorizer, FeatureGates, ServerOptions, StoreBackend } from '../../../api/index.ts';
 
 export class ImmediateBackend implements StoreBackend {
   readonly state = new ClusterState();
@@ -63,11 +63,16 @@ export interface HarnessOptions {
   readonly featureGates?: FeatureGates;
   /** Default: system:masters may do anything. */
   readonly authorizers?: readonly Authorizer[];
+  /** Default: kube's order of the plugins kstore has. */
+  readonly admissionPlugins?: ServerOptions['admissionPlugins'];
+  /** Default: a fresh ImmediateBackend. */
+  readonly backend?: ImmediateBackend;
 }
 
 export async function startHarness(namespaces: readonly string[] = ['default', 't'], options: HarnessOptions = {}): Promise<Harness> {
-  const backend = new ImmediateBackend();
-  const { app, cache } = await buildServer({ store: new StoreClient(backend), authenticators: [headerAuthenticator], authorizers: [systemMastersAuthorizer], ...options });
+  const { backend: given, ...serverOptions } = options;
+  const backend = given ?? new ImmediateBackend();
+  const { app, cache } = await buildServer({ store: new StoreClient(backend), authenticators: [headerAuthenticator], authorizers: [systemMastersAuthorizer], ...serverOptions });
   const request = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
     app.inject({
       method: method as 'GET', url,

@@ -1,0 +1,380 @@
+// The property test of the request parser and the write path. A seeded generator sends random
+// requests — verbs × content types × patch types × dry run × subresources × query spellings ×
+// path spellings (`//`, `/./`, `..`, `%2F`, escaped letters, trailing slashes) × users with
+// narrow RBAC rights — to the real API server (buildServer over an in-memory store), recording
+// what the authorizer was asked, what the admission chain saw and what reached the store, and
+// checks after every request:
+//  1. no 5xx, and every error is a metav1.Status;
+//  2. every proposal reached the store through the write path: the admission chain's validating
+//     phase saw the same operation on the same object first (no write skips admission);
+//  3. what was served is what was authorized: the request's own authorization was an allow for
+//     the resource, namespace and (when named) object that was written or read, with the verb
+//     that ran (a watch stream was authorized as a watch, a list as a list);
+//  4. no user gained rights: the narrow users' answers to a fixed set of probe questions are
+//     the same after every request as before the first (the escalation hole, on every path).
+// Used by test/unit/api/request-fuzz.test.ts (short, in CI) and `npm run fuzz:requests` (long).
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { StoreClient } from '../../api/index.ts';
+import type { Authorizer } from '../../api/index.ts';
+import { admissionPluginsInOrder } from '../../api/admission/chain.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from '../../api/admission/chain.ts';
+import { authorize } from '../../api/authz.ts';
+import type { AuthorizationAttributes, Decision } from '../../api/authz.ts';
+import { authorizersFor } from '../../api/rbac-authorizer.ts';
+import type { RbacReader } from '../../api/rbac-authorizer.ts';
+import type { Command, CommandResult, ObjectKey } from '../../actors/index.ts';
+import { ensureRbacBootstrap } from '../../deploy/rbac-bootstrap.ts';
+import { ImmediateBackend, startHarness } from '../unit/api/harness.ts';
+import type { Harness } from '../unit/api/harness.ts';
+
+/** A small deterministic PRNG (mulberry32), so a failing seed replays. */
+export class Random {
+  #state: number;
+  constructor(seed: number) {
+    this.#state = seed >>> 0;
+  }
+  next(): number {
+    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
+    let t = this.#state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
+}
+
+class RecordingBackend extends ImmediateBackend {
+  readonly commands: Command[] = [];
+  override async propose(command: Command): Promise<CommandResult> {
+    this.commands.push(command);
+    return super.propose(command);
+  }
+}
+
+interface AuthorizationRecord {
+  readonly attributes: AuthorizationAttributes;
+  readonly decision: Decision;
+}
+
+const rbacGroup = 'rbac.authorization.k8s.io';
+const users = {
+  admin: 'admin;system:masters',
+  // eve may write roles and bindings in t and read configmaps there.
+  eve: 'eve;',
+  // bob may get (only get) anything in t.
+  bob: 'bob;',
+  nobody: 'nobody;',
+} as const;
+type FuzzUser = keyof typeof users;
+
+interface Resource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}
+
+const resources: readonly Resource[] = [
+  { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true },
+  { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true },
+  { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true },
+  { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false },
+  { group: rbacGroup, version: 'v1', resource: 'roles', kind: 'Role', namespaced: true },
+  { group: rbacGroup, version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true },
+  { group: rbacGroup, version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false },
+  { group: rbacGroup, version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+];
+
+const everything = [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }];
+
+function bodyFor(resource: Resource, name: string, random: Random, user: FuzzUser): Record<string, unknown> {
+  const apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+  const metadata: Record<string, unknown> = { name, ...(random.chance(0.2) ? { uid: 'forged-uid' } : {}), ...(random.chance(0.2) ? { resourceVersion: random.pick(['1', '999999', 'x']) } : {}) };
+  const base = { apiVersion, kind: resource.kind, metadata };
+  switch (resource.kind) {
+    case 'ConfigMap':
+      return { ...base, data: { a: random.pick(['b', 'c']) } };
+    case 'Secret':
+      return { ...base, stringData: { password: 'p' } };
+    case 'Pod':
+      return { ...base, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    case 'Namespace':
+      return base;
+    case 'Role':
+    case 'ClusterRole':
+      return random.chance(0.2) && resource.kind === 'ClusterRole'
+        ? { ...base, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } }] } }
+        : { ...base, rules: random.chance(0.7) ? everything : [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] };
+    default:
+      // Subjects are narrow users: an administrator's binding would give them rights on purpose, so
+      // the administrator binds carol (never probed) and only the narrow users try to bind themselves.
+      return { ...base, roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: random.pick(['cluster-admin', 'admin', 'view']) }, subjects: [{ kind: 'User', name: user === 'admin' ? 'carol' : random.pick(['eve', 'bob']) }] };
+  }
+}
+
+const contentTypes = [
+  'application/json', 'application/yaml', 'application/json-patch+json', 'application/merge-patch+json',
+  'application/strategic-merge-patch+json', 'application/apply-patch+yaml', 'text/plain', 'application/xml',
+  'application/vnd.kubernetes.protobuf',
+] as const;
+
+/** Spells a canonical path another way: some spellings name the same thing, some name nothing. */
+function respell(path: string, random: Random): string {
+  const segments = path.split('/');
+  switch (random.pick(['none', 'none', 'none', 'none', 'none', 'double', 'dot', 'dotdot', 'slash', 'escape', 'trailing', 'upper'] as const)) {
+    case 'none':
+      return path;
+    case 'double': {
+      const at = 1 + Math.floor(random.next() * (segments.length - 1));
+      return [...segments.slice(0, at), '', ...segments.slice(at)].join('/');
+    }
+    case 'dot': {
+      const at = 1 + Math.floor(random.next() * (segments.length - 1));
+      return [...segments.slice(0, at), '.', ...segments.slice(at)].join('/');
+    }
+    case 'dotdot': {
+      const at = 2 + Math.floor(random.next() * Math.max(1, segments.length - 2));
+      return [...segments.slice(0, at), 'x', '..', ...segments.slice(at)].join('/');
+    }
+    case 'slash': {
+      const at = 2 + Math.floor(random.next() * Math.max(1, segments.length - 2));
+      return [...segments.slice(0, at - 1), `${segments[at - 1] ?? ''}%2F${segments[at] ?? ''}`, ...segments.slice(at + 1)].join('/');
+    }
+    case 'escape':
+      // A letter written as its escape decodes to the same canonical path.
+      return path.replace(/([a-z])(?=[a-z]*$)/, (letter) => `%${letter.charCodeAt(0).toString(16)}`);
+    case 'trailing':
+      return `${path}/`;
+    case 'upper':
+      return path.replace(/%2F/g, '%2f');
+  }
+}
+
+export interface FuzzRequest {
+  readonly user: FuzzUser;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly contentType: string | undefined;
+  readonly accept: string | undefined;
+  readonly body: string | undefined;
+}
+
+export function generateRequest(random: Random): FuzzRequest {
+  const user = random.pick(['admin', 'admin', 'admin', 'eve', 'eve', 'eve', 'bob', 'nobody'] as const);
+  // eve mostly tries what she is there for: roles and bindings (the escalation paths).
+  const resource = user === 'eve' && random.chance(0.6) ? random.pick(resources.filter((candidate) => candidate.group === rbacGroup)) : random.pick(resources);
+  const method = random.pick(['GET', 'GET', 'POST', 'PUT', 'PATCH', 'PATCH', 'DELETE'] as const);
+  const namespace = random.pick(['t', 't', 't', 't', 'default', 'nowhere']);
+  const name = random.pick(['c', 'mine', 'fresh', 'root', 't']);
+  const prefix = resource.group === '' ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
+  const collection = resource.namespaced && !(method === 'GET' && random.chance(0.1)) ? `${prefix}/namespaces/${namespace}/${resource.resource}` : `${prefix}/${resource.resource}`;
+  const named = method !== 'POST' && !(method === 'GET' && random.chance(0.4)) && !(method === 'DELETE' && random.chance(0.15));
+  const subresource = named && random.chance(0.2) ? random.pick(['status', 'finalize', 'lifecycle', 'binding', 'eviction', 'bogus', 'status/extra']) : '';
+  let path = named ? `${collection}/${name}${subresource === '' ? '' : `/${subresource}`}` : collection;
+  if (random.chance(0.05)) path = path.replace('/api/v1/', '/api/v1/watch/');
+  path = respell(path, random);
+  const query: string[] = [];
+  if (random.chance(0.25)) query.push('dryRun=All');
+  if (method === 'GET' && random.chance(0.15)) query.push(`watch=${random.pick(['True', '1', 'true', '0', 'false', 'abc', ''])}`);
+  if (random.chance(0.05)) query.push(`limit=${random.pick(['abc', '5', '-1', '99999999999999999999'])}`);
+  if (random.chance(0.2)) query.push('fieldManager=fuzz');
+  if (random.chance(0.1)) query.push(`force=${random.pick(['true', 'maybe'])}`);
+  if (random.chance(0.05)) query.push(`fieldValidation=${random.pick(['Strict', 'Bogus'])}`);
+  // Every watch ends on its own: a stream is read to its end.
+  query.push('timeoutSeconds=1');
+  const url = `${path}?${query.join('&')}`;
+  let contentType: string | undefined;
+  let body: string | undefined;
+  if (method === 'POST' || method === 'PUT' || method === 'PATCH' || (method === 'DELETE' && random.chance(0.2))) {
+    const object = bodyFor(resource, name, random, user);
+    contentType = method === 'PATCH'
+      ? random.pick(contentTypes.filter((type) => type !== 'application/json' && type !== 'application/yaml'))
+      : random.pick(contentTypes.slice(0, 2).concat(['text/plain', 'application/xml']));
+    if (method === 'DELETE') {
+      contentType = 'application/json';
+      body = JSON.stringify({ apiVersion: 'v1', kind: 'DeleteOptions', ...(random.chance(0.5) ? { preconditions: { resourceVersion: '1' } } : {}), ...(random.chance(0.3) ? { dryRun: ['All'] } : {}) });
+    } else if (contentType === 'application/json-patch+json') {
+      body = JSON.stringify(random.chance(0.1) ? { not: 'an array' } : [{ op: 'replace', path: random.pick(['/rules', '/roleRef', '/data', '/metadata/uid']), value: random.pick([everything, { a: 'b' }, 'x']) }]);
+    } else if (contentType === 'application/apply-patch+yaml' || contentType === 'application/yaml') {
+      body = toYaml(object);
+    } else {
+      body = JSON.stringify(method === 'PATCH' && random.chance(0.5) ? { rules: everything, roleRef: { kind: 'ClusterRole', name: 'cluster-admin' }, metadata: { uid: 'x' } } : object);
+    }
+  }
+  const accept = random.chance(0.1) ? random.pick(['application/xml', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/json;as=Table;v=v1;g=meta.k8s.io']) : undefined;
+  return { user, method, path: url, contentType, accept, body };
+}
+
+/** What the narrow users may do, asked before the run and after every request. */
+const probes: readonly AuthorizationAttributes[] = (['eve', 'bob', 'nobody'] as const).flatMap((name) => [
+  ['get', '', 'secrets', 't'], ['create', '', 'pods', 't'], ['delete', '', 'configmaps', 't'], ['list', '', 'secrets', ''],
+  ['create', rbacGroup, 'clusterrolebindings', ''], ['escalate', rbacGroup, 'roles', 't'], ['bind', rbacGroup, 'clusterroles', ''],
+  ['get', '', 'configmaps', 'default'], ['watch', '', 'configmaps', 't'], ['list', '', 'configmaps', 't'],
+].map(([verb, apiGroup, resource, namespace]) => ({
+  user: { name, uid: '', groups: ['system:authenticated'], extra: {} }, verb: verb!, isResourceRequest: true, path: '', apiGroup: apiGroup!,
+  apiVersion: 'v1', namespace: namespace!, resource: resource!, subresource: '', name: '',
+})));
+
+export interface FuzzFailure {
+  readonly seed: number;
+  readonly iteration: number;
+  readonly request: FuzzRequest;
+  readonly problem: string;
+  readonly status: number;
+  readonly body: string;
+}
+
+export interface FuzzRun {
+  readonly requests: number;
+  readonly failures: readonly FuzzFailure[];
+  /** How often each status code was answered (to see the run explored refusals and successes). */
+  readonly statuses: Readonly<Record<string, number>>;
+  /** Requests that proposed something. */
+  readonly writes: number;
+}
+
+interface Fixture {
+  readonly harness: Harness;
+  readonly backend: RecordingBackend;
+  readonly authorizations: AuthorizationRecord[];
+  readonly admitted: AdmissionAttributes[];
+  readonly chain: readonly Authorizer[];
+}
+
+async function startFixture(): Promise<Fixture> {
+  const backend = new RecordingBackend();
+  const authorizations: AuthorizationRecord[] = [];
+  const admitted: AdmissionAttributes[] = [];
+  const reader: RbacReader = { get: (key) => backend.get(key), list: (collection) => backend.list(collection) };
+  const chain = authorizersFor(['RBAC'], reader);
+  const recorder: Authorizer = {
+    name: 'recorder',
+    async authorize(attributes) {
+      const result = await authorize(chain, attributes);
+      authorizations.push({ attributes, decision: result.decision });
+      return result;
+    },
+  };
+  const admissionRecorder: AdmissionPlugin = { name: 'Recorder', validate: (attributes) => { admitted.push(attributes); } };
+  const harness = await startHarness(['default', 't'], { authorizers: [recorder], admissionPlugins: [...admissionPluginsInOrder, admissionRecorder], backend });
+  await ensureRbacBootstrap(new StoreClient(backend));
+  const setup: [string, Record<string, unknown>][] = [
+    [`/apis/${rbacGroup}/v1/namespaces/t/roles`, { apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: { name: 'eve-powers' }, rules: [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+      { apiGroups: [rbacGroup], resources: ['roles', 'rolebindings'], verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'] },
+    ] }],
+    [`/apis/${rbacGroup}/v1/namespaces/t/rolebindings`, { apiVersion: `${rbacGroup}/v1`, kind: 'RoleBinding', metadata: { name: 'eve-powers' }, roleRef: { apiGroup: rbacGroup, kind: 'Role', name: 'eve-powers' }, subjects: [{ kind: 'User', name: 'eve' }] }],
+    [`/apis/${rbacGroup}/v1/namespaces/t/roles`, { apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: { name: 'bob-getter' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get'] }] }],
+    [`/apis/${rbacGroup}/v1/namespaces/t/rolebindings`, { apiVersion: `${rbacGroup}/v1`, kind: 'RoleBinding', metadata: { name: 'bob-getter' }, roleRef: { apiGroup: rbacGroup, kind: 'Role', name: 'bob-getter' }, subjects: [{ kind: 'User', name: 'bob' }] }],
+    [`/apis/${rbacGroup}/v1/namespaces/t/roles`, { apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: { name: 'mine' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }],
+    ['/api/v1/namespaces/t/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }],
+    ['/api/v1/namespaces/t/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'mine' }, stringData: { password: 'hunter2' } }],
+  ];
+  for (const [path, object] of setup) {
+    const response = await harness.request('POST', path, object);
+    if (response.statusCode !== 201) throw new Error(`fixture ${path}: ${response.body}`);
+  }
+  return { harness, backend, authorizations, admitted, chain };
+}
+
+async function probeAnswers(chain: readonly Authorizer[]): Promise<readonly Decision[]> {
+  const answers: Decision[] = [];
+  for (const probe of probes) answers.push((await authorize(chain, probe)).decision);
+  return answers;
+}
+
+/** The probes a user may answer yes to now but not before (losing rights is no escalation). */
+function gained(before: readonly Decision[], after: readonly Decision[]): string[] {
+  return probes.filter((_probe, index) => after[index] === 'allow' && before[index] !== 'allow')
+    .map((probe) => `${probe.user.name} ${probe.verb} ${probe.resource} in "${probe.namespace}"`);
+}
+
+function sameKey(attributes: AdmissionAttributes, key: ObjectKey): boolean {
+  return attributes.kind.resource === key.resource && attributes.kind.group === key.group && attributes.namespace === key.namespace && attributes.name === key.name;
+}
+
+const operationOf = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE' } as const;
+
+/** The checks of one answered request; '' when it holds. */
+function check(request: FuzzRequest, status: number, contentType: string, body: string, fixture: Fixture, commands: readonly Command[], admitted: readonly AdmissionAttributes[], authorizations: readonly AuthorizationRecord[]): string {
+  if (status >= 500) return `answered ${status}`;
+  if (status >= 400) {
+    if (!contentType.startsWith('application/json')) return `an error that is not a Status (${contentType})`;
+    const parsed = JSON.parse(body) as { kind?: string; code?: number };
+    if (parsed.kind !== 'Status' || parsed.code !== status) return 'an error that is not a Status with its code';
+  }
+  const own = authorizations.find((record) => !['escalate', 'bind', 'impersonate'].includes(record.attributes.verb));
+  for (const command of commands) {
+    if (command.type !== 'create' && command.type !== 'update' && command.type !== 'delete') continue;
+    if (!admitted.some((attributes) => attributes.operation === operationOf[command.type] && sameKey(attributes, command.key))) {
+      return `${command.type} of ${JSON.stringify(command.key)} was proposed without admission`;
+    }
+    if (own === undefined || own.decision !== 'allow') return `${command.type} of ${JSON.stringify(command.key)} was proposed without an allowed authorization`;
+    const authorized = own.attributes;
+    // An eviction deletes its pod, a binding updates it: the authorized resource is the subresource's.
+    if (authorized.resource !== command.key.resource || authorized.apiGroup !== command.key.group) return `wrote ${command.key.resource} but authorized ${authorized.resource}`;
+    // A namespace's own requests carry its name as their namespace (kube's RequestInfo).
+    const namespaceObject = command.key.group === '' && command.key.resource === 'namespaces' && authorized.namespace === command.key.name;
+    if (authorized.namespace !== command.key.namespace && !namespaceObject) return `wrote in namespace "${command.key.namespace}" but authorized "${authorized.namespace}"`;
+    if (authorized.name !== '' && authorized.name !== command.key.name) return `wrote ${command.key.name} but authorized ${authorized.name}`;
+  }
+  if (status < 300 && request.path.startsWith('/api') && !request.path.includes('/lifecycle')) {
+    if (own === undefined || own.decision !== 'allow') return `answered ${status} without an allowed authorization`;
+    // A watch that saw nothing before its timeout has an empty body.
+    const streamed = body.startsWith('{"type":') || body === '';
+    if (streamed && own.attributes.verb !== 'watch') return `served a watch stream authorized as ${own.attributes.verb}`;
+    // Protobuf bodies are checked through their JSON twin (the same handler answers both).
+    if (!streamed && request.method === 'GET' && !contentType.includes('protobuf')) {
+      const served = (contentType.startsWith('application/yaml') ? parseYaml(body) : JSON.parse(body)) as { kind?: string; items?: { metadata?: { namespace?: string } }[]; metadata?: { namespace?: string; name?: string } };
+      const kind = resources.find((resource) => resource.resource === own.attributes.resource)?.kind;
+      if (kind !== undefined && served.kind !== kind && served.kind !== `${kind}List` && served.kind !== 'Table') return `served a ${served.kind ?? '?'} authorized as ${own.attributes.resource}`;
+      if (served.kind?.endsWith('List') === true && own.attributes.verb !== 'list') return `served a list authorized as ${own.attributes.verb}`;
+      const namespaces = served.kind === 'Table' || kind === 'Namespace' ? [] : served.items?.map((item) => item.metadata?.namespace ?? '') ?? [served.metadata?.namespace ?? ''];
+      if (own.attributes.namespace !== '' && namespaces.some((namespace) => namespace !== own.attributes.namespace)) return `served objects of another namespace than "${own.attributes.namespace}"`;
+      if (own.attributes.name !== '' && served.metadata?.name !== undefined && served.kind === kind && served.metadata.name !== own.attributes.name) return `served ${served.metadata.name} authorized as ${own.attributes.name}`;
+    }
+  }
+  return '';
+}
+
+/** Runs `iterations` generated requests against a fresh server; returns what failed. */
+export async function fuzzRequests(seed: number, iterations: number): Promise<FuzzRun> {
+  const random = new Random(seed);
+  const fixture = await startFixture();
+  const failures: FuzzFailure[] = [];
+  const statuses: Record<string, number> = {};
+  let writes = 0;
+  try {
+    let rights = await probeAnswers(fixture.chain);
+    for (let iteration = 0; iteration < iterations; iteration++) {
+      const request = generateRequest(random);
+      const commandsBefore = fixture.backend.commands.length;
+      const admittedBefore = fixture.admitted.length;
+      fixture.authorizations.length = 0;
+      const response = await fixture.harness.app.inject({
+        method: request.method, url: request.path,
+        headers: { 'x-test-user': users[request.user], ...(request.contentType ? { 'content-type': request.contentType } : {}), ...(request.accept ? { accept: request.accept } : {}) },
+        ...(request.body !== undefined ? { payload: request.body } : {}),
+      });
+      statuses[String(response.statusCode)] = (statuses[String(response.statusCode)] ?? 0) + 1;
+      const commands = fixture.backend.commands.slice(commandsBefore);
+      if (commands.length > 0) writes++;
+      let problem = check(request, response.statusCode, String(response.headers['content-type'] ?? ''), response.body, fixture, commands, fixture.admitted.slice(admittedBefore), fixture.authorizations);
+      const now = await probeAnswers(fixture.chain);
+      const escalated = request.user === 'admin' ? [] : gained(rights, now);
+      if (problem === '' && escalated.length > 0) problem = `a narrow user gained rights: ${escalated.join('; ')}`;
+      if (problem !== '') failures.push({ seed, iteration, request, problem, status: response.statusCode, body: response.body.slice(0, 500) });
+      // An administrator may change rights on purpose, anyone may lose them: the baseline follows.
+      rights = now;
+    }
+    return { requests: iterations, failures, statuses, writes };
+  } finally {
+    await fixture.harness.close();
+  }
+}
