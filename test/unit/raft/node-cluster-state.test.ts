@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterState, encodeCommand } from '../../../actors/index.ts';
 import type { CommandResult } from '../../../actors/index.ts';
-import { MemoryHub, RaftNode } from '../../../raft/index.ts';
+import { isNotLeader, isProposalDropped, MemoryHub, RaftNode } from '../../../raft/index.ts';
 import { at, cmKey, create, envelope, nsKey, objectFor, remove, update } from '../actors/fixtures.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -24,13 +24,33 @@ afterEach(async () => {
   await rm(baseDir, { recursive: true, force: true });
 });
 
-async function runWorkload(node: RaftNode<CommandResult>, count: number): Promise<void> {
-  await node.propose(encodeCommand(envelope(create(nsKey('default')))));
+/**
+ * Proposes on whichever member leads now. A proposal dropped by a leadership change (a slow
+ * fsync on a loaded machine can outlast an election timeout) is proposed again: commands carry a
+ * session and sequence, so a retried one is applied at most once.
+ */
+async function proposeOnLeader(members: () => readonly RaftNode<CommandResult>[], data: Uint8Array): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    await waitFor(() => members().some((member) => member.status().role === 'leader'), Math.max(0, deadline - Date.now()), 'a leader');
+    const leader = members().find((member) => member.status().role === 'leader')!;
+    try {
+      await leader.propose(data);
+      return;
+    } catch (error) {
+      if (!isProposalDropped(error) && !isNotLeader(error)) throw error;
+      if (Date.now() > deadline) throw error;
+    }
+  }
+}
+
+async function runWorkload(members: () => readonly RaftNode<CommandResult>[], count: number): Promise<void> {
+  await proposeOnLeader(members, encodeCommand(envelope(create(nsKey('default')), { id: 'session', sequence: 1 })));
   for (let position = 0; position < count; position += 1) {
     const key = cmKey('default', `c${position % 7}`);
     const object = objectFor(key, { data: { position: String(position) } });
     const command = position % 3 === 0 ? create(key, object, at(position)) : position % 3 === 1 ? update(key, object, undefined, at(position)) : remove(key, undefined, at(position));
-    await node.propose(encodeCommand(envelope(command, { id: 'session', sequence: position + 1 })));
+    await proposeOnLeader(members, encodeCommand(envelope(command, { id: 'session', sequence: position + 2 })));
   }
 }
 
@@ -41,7 +61,7 @@ describe('raft node with ClusterState', () => {
     const first = new ClusterState();
     const options = { id: 'a', peers: ['a'], dataDir: path.join(baseDir, 'a'), snapshotEveryEntries: 25, walSegmentBytes: 4096 };
     const node = await RaftNode.open<CommandResult>({ ...options, stateMachine: first });
-    await runWorkload(node, 90);
+    await runWorkload(() => [node], 90);
     const before = snapshotBytes(first);
     await node.close();
     const second = new ClusterState();
@@ -75,10 +95,12 @@ describe('raft node with ClusterState', () => {
     openNodes.delete(lagging);
     await lagging.close();
     await rm(path.join(baseDir, laggingId), { recursive: true, force: true });
-    await runWorkload(leader, 1_200); // beyond the leader's retained log after compaction
+    const running = nodes.filter((node) => node !== lagging);
+    await runWorkload(() => running, 1_200); // beyond the leader's retained log after compaction
     states.set(laggingId, new ClusterState());
     await open(laggingId);
-    const leaderState = states.get(leader.status().id)!;
+    await waitFor(() => running.some((node) => node.status().role === 'leader'), 10_000, 'a leader');
+    const leaderState = states.get(running.find((node) => node.status().role === 'leader')!.status().id)!;
     await waitFor(() => states.get(laggingId)!.appliedIndex() === leaderState.appliedIndex(), 10_000, 'catch-up');
     expect(snapshotBytes(states.get(laggingId)!)).toBe(snapshotBytes(leaderState));
   });
