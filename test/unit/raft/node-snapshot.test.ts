@@ -94,7 +94,9 @@ describe('raft node - InstallSnapshot over the memory hub (R=3)', () => {
     const hub = new MemoryHub();
     const ids = ['a', 'b', 'c'];
     const machines = new Map(ids.map((id) => [id, new ListStateMachine()]));
-    const common = { peers: ids, tickIntervalMs: 5, electionTicks: 10, heartbeatTicks: 1, snapshotEveryEntries: 20, snapshotChunkBytes: 256 };
+    // 200 ms election timeout: leadership must hold through the 1,100 proposals (a re-proposal could
+    // apply twice here), and a 50 ms one was outlasted by a single slow fsync on a loaded machine.
+    const common = { peers: ids, tickIntervalMs: 5, electionTicks: 40, heartbeatTicks: 1, snapshotEveryEntries: 20, snapshotChunkBytes: 256 };
     const nodes = new Map<string, RaftNode<string>>();
     for (const id of ids) nodes.set(id, await open({ id, stateMachine: machines.get(id)!, transport: hub.connect(id), ...common }));
     await waitFor(() => [...nodes.values()].some((node) => node.status().role === 'leader'), 5_000, 'a leader');
