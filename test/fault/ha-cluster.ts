@@ -91,10 +91,14 @@ export class ApiProcess {
       this.#exited = true;
       children.delete(child);
     });
-    this.#url = await waitFor(() => {
-      if (this.#exited) throw new Error(`api replica ${options.name} exited before ready`);
-      return /^kstore api ready: serving (https:\/\/\S+)/m.exec(stdout)?.[1];
+    // An exit ends the wait at once (a throwing condition would only count as "not yet").
+    const outcome = await waitFor((): { readonly url: string } | 'exited' | undefined => {
+      const url = /^kstore api ready: serving (https:\/\/\S+)/m.exec(stdout)?.[1];
+      if (url !== undefined) return { url };
+      return this.#exited ? 'exited' : undefined;
     }, { timeoutMs: apiReadyTimeoutMs, intervalMs: 20, description: `api replica ${options.name} ready line`, diagnostics: () => this.#output.slice(-4000) });
+    if (outcome === 'exited') throw new Error(`api replica ${options.name} exited before ready\n${this.#output.slice(-4000)}`);
+    this.#url = outcome.url;
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -177,6 +181,8 @@ export interface WriteRecord {
   /** 201 → acknowledged with resourceVersion; anything else → outcome unknown (or refused). */
   readonly status: number;
   readonly resourceVersion?: string;
+  /** performance.now() when the request was sent. */
+  readonly sentAt: number;
   /** performance.now() when the answer (or the failure) arrived. */
   readonly answeredAt: number;
 }
@@ -202,16 +208,17 @@ export class Writers {
           await new Promise((resolve) => setTimeout(resolve, 50));
           continue;
         }
+        const sentAt = performance.now();
         try {
           const response = await httpsRequest(endpoint, credentials, {
             method: 'POST', path: `/api/v1/namespaces/${namespace}/configmaps`, timeoutMs: 15_000,
             body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { writer: String(writer), sequence: String(sequence) } },
           });
           const body = response.status === 201 ? JSON.parse(response.body) as { metadata?: { resourceVersion?: string } } : undefined;
-          this.records.push({ name, status: response.status, answeredAt: performance.now(), ...(body?.metadata?.resourceVersion === undefined ? {} : { resourceVersion: body.metadata.resourceVersion }) });
+          this.records.push({ name, status: response.status, sentAt, answeredAt: performance.now(), ...(body?.metadata?.resourceVersion === undefined ? {} : { resourceVersion: body.metadata.resourceVersion }) });
           if (response.status >= 500) await new Promise((resolve) => setTimeout(resolve, 50));
         } catch {
-          this.records.push({ name, status: 0, answeredAt: performance.now() });
+          this.records.push({ name, status: 0, sentAt, answeredAt: performance.now() });
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       }
@@ -220,6 +227,11 @@ export class Writers {
 
   acknowledged(): WriteRecord[] {
     return this.records.filter((record) => record.status === 201);
+  }
+
+  /** Creates acknowledged whose request was sent at or after `since` (performance.now()). */
+  acknowledgedSince(since: number): number {
+    return this.records.filter((record) => record.status === 201 && record.sentAt >= since).length;
   }
 
   async stop(): Promise<void> {

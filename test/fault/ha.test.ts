@@ -10,8 +10,10 @@
 // breaks. After the fault heals and the writers stop, the namespace's final list is the truth:
 // every acknowledged create is in it with the resourceVersion it was acknowledged with, and
 // every watcher saw exactly one ADDED per item, in resourceVersion order, and nothing else.
-// Timers decide only when a fault is injected; everything awaited is a waitFor with a deadline.
-import { setTimeout as delay } from 'node:timers/promises';
+// No phase is a wall-clock slot: the fault comes once creates are acknowledged and every watcher
+// is streaming, and the writers stop once creates sent after the heal (and, for the Raft leader,
+// after the restarted member caught up) were acknowledged; each is a waitFor with a deadline
+// whose failure names what was not reached.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { httpsRequest, jsonBody } from '../support/kube-client.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -20,10 +22,11 @@ import type { SeenEvent } from './ha-cluster.ts';
 
 const watcherCount = 50;
 const writerCount = 4;
-/** Load runs this long before the fault ... */
-const beforeFaultMs = 2_000;
-/** ... and this long after it is healed. */
-const afterFaultMs = 3_000;
+/**
+ * Creates acknowledged before the fault, and again among those sent after it healed (about 2 s
+ * each on a quiet machine).
+ */
+const writesPerPhase = 60;
 const catchUpTimeoutMs = 60_000;
 
 let cluster: HaCluster | undefined;
@@ -81,14 +84,20 @@ async function scenario(namespace: string, fault: () => Promise<void>): Promise<
   const watchers = Array.from({ length: watcherCount }, (_, position) =>
     new ResumingWatcher(() => ha.endpoints(), ha.credentials, namespace, start.resourceVersion, position));
   const writers = new Writers(() => ha.endpoints(), ha.credentials, namespace, writerCount);
+  let healedAt = Number.POSITIVE_INFINITY;
   try {
-    await delay(beforeFaultMs);
-    await fault();
-    const acknowledgedAtHeal = writers.acknowledged().length;
-    await waitFor(() => writers.acknowledged().length > acknowledgedAtHeal + 10, {
-      timeoutMs: catchUpTimeoutMs, intervalMs: 100, description: 'writes acknowledged again after the fault', diagnostics: () => ha.diagnostics(),
+    // The fault meets load in flight and watchers that are streaming, not still connecting.
+    const silent = (): number => watchers.filter((watcher) => watcher.events.length === 0).length;
+    await waitFor(() => writers.acknowledged().length >= writesPerPhase && silent() === 0, {
+      timeoutMs: catchUpTimeoutMs, intervalMs: 50, description: `${writesPerPhase} creates acknowledged and an event seen by every watcher before the fault`,
+      diagnostics: () => `${writers.acknowledged().length} creates acknowledged, ${silent()} watchers without an event\n${ha.diagnostics()}`,
     });
-    await delay(afterFaultMs);
+    await fault();
+    healedAt = performance.now();
+    await waitFor(() => writers.acknowledgedSince(healedAt) >= writesPerPhase, {
+      timeoutMs: catchUpTimeoutMs, intervalMs: 50, description: `${writesPerPhase} creates sent after the fault healed to be acknowledged`,
+      diagnostics: () => `${writers.acknowledgedSince(healedAt)} acknowledged\n${ha.diagnostics()}`,
+    });
   } finally {
     await writers.stop();
   }
@@ -109,6 +118,7 @@ async function scenario(namespace: string, fault: () => Promise<void>): Promise<
   const listed = new Map(final.items.map((item) => [item.name, item.resourceVersion]));
   const acknowledged = writers.acknowledged();
   expect(acknowledged.length).toBeGreaterThan(20);
+  expect(acknowledged.filter((record) => record.sentAt >= healedAt).length).toBeGreaterThanOrEqual(writesPerPhase);
   const lost = acknowledged.filter((record) => listed.get(record.name) !== record.resourceVersion);
   expect(lost, 'acknowledged writes missing or changed').toEqual([]);
   // Watch completeness: exactly the namespace's history, once each, in order, for every watcher.
@@ -121,7 +131,7 @@ async function scenario(namespace: string, fault: () => Promise<void>): Promise<
   const answers = acknowledged.map((record) => record.answeredAt).sort((left, right) => left - right);
   let longestGapMs = 0;
   for (let position = 1; position < answers.length; position++) longestGapMs = Math.max(longestGapMs, answers[position]! - answers[position - 1]!);
-  console.log(`[ha] ${namespace}: ${acknowledged.length} creates acknowledged, ${failed} answered 5xx or failed, longest gap between acknowledgements ${longestGapMs.toFixed(0)} ms; `
+  console.log(`[ha] ${namespace}: ${acknowledged.length} creates acknowledged (${acknowledged.filter((record) => record.sentAt >= healedAt).length} sent after healing), ${failed} answered 5xx or failed, longest gap between acknowledgements ${longestGapMs.toFixed(0)} ms; `
     + `${watchers.length} watchers received ${expected.length} events each (${reconnects} reconnects); ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
   return { reconnects };
 }
@@ -135,6 +145,8 @@ describe('HA kstore under faults (3 nats-servers, 3 stores, 2 API replicas)', ()
       await member.stop('SIGKILL');
       await ha.stores.leader(2);
       await member.start();
+      // Healed means the restarted member follows the leader and applied what was committed meanwhile.
+      await ha.stores.caughtUp(leader.id);
     });
   });
 
@@ -154,6 +166,7 @@ describe('HA kstore under faults (3 nats-servers, 3 stores, 2 API replicas)', ()
       await ha.stores.nats.server(2).stop('SIGKILL');
     });
     await ha.stores.nats.server(2).start();
+    await ha.stores.nats.waitForRoutes();
   });
 
   it('a stop and start of the whole cluster keeps all data and resourceVersions', async () => {

@@ -25,11 +25,13 @@ import { waitFor } from '../support/wait-for.ts';
 
 const kstoreExecutable = path.join(repoRoot, 'deploy', 'kstore.mjs');
 /** A member recovers its log and prints its ready line well within this (tsx start-up included). */
-const readyTimeoutMs = 30_000;
+const readyTimeoutMs = 60_000;
 /** SIGTERM gives a member this long to stop cleanly before it is SIGKILLed. */
 const stopTimeoutMs = 15_000;
 /** A leader is elected within a few election timeouts (1-2 s each at the default 100 ms tick). */
 export const leaderTimeoutMs = 30_000;
+/** A healed member follows the leader and has applied what was committed at the heal within this. */
+export const catchUpTimeoutMs = 45_000;
 /** How long one clusterStatus() scatter-gather listens for member answers. */
 const statusGatherMs = 300;
 /** Output kept per member for diagnostics (the tail is what matters). */
@@ -125,10 +127,11 @@ export class StoreProcess {
       this.#append(`[start ${start}] exited: code ${String(code)} signal ${String(signal)}\n`);
       exited();
     });
-    await waitFor(() => {
-      if (this.#exited) throw new Error(`store member ${this.id} exited before ready`);
-      return ready;
-    }, { timeoutMs: readyTimeoutMs, intervalMs: 20, description: `store member ${this.id} ready line`, diagnostics: () => this.#output.slice(-4000) });
+    // An exit ends the wait at once (a throwing condition would only count as "not yet").
+    const outcome = await waitFor(() => (ready ? 'ready' : this.#exited ? 'exited' : undefined), {
+      timeoutMs: readyTimeoutMs, intervalMs: 20, description: `store member ${this.id} ready line`, diagnostics: () => this.#output.slice(-4000),
+    });
+    if (outcome === 'exited') throw new Error(`store member ${this.id} exited before ready\n${this.#output.slice(-4000)}`);
   }
 
   /** Sends `signal` and waits for the exit; SIGKILL if it has not exited by the deadline. */
@@ -248,6 +251,28 @@ export class StoreCluster {
       if (answered.length < expected || leaders.length !== 1 || leader === undefined) return undefined;
       return answered.every((status) => status.term === leader.term && status.leaderId === leader.id) ? leader : undefined;
     }, { timeoutMs, intervalMs: 50, description: `one leader agreed on by ${expected} members`, diagnostics: () => this.diagnostics() });
+  }
+
+  /**
+   * Waits until member `id` (just restarted, resumed or reconnected) is back as a full member:
+   * it answers, follows the leader of the highest term any member reports (or leads it), and has
+   * applied everything committed when the wait began. Returns its status and that index.
+   */
+  async caughtUp(id: string, timeoutMs = catchUpTimeoutMs): Promise<{ readonly status: MemberStatus; readonly target: number }> {
+    const target = Math.max(0, ...(await this.admin.clusterStatus(statusGatherMs)).map((status) => status.commitIndex));
+    let last: MemberStatus | undefined;
+    const status = await waitFor(async () => {
+      const answered = await this.admin.clusterStatus(statusGatherMs);
+      const member = answered.find((candidate) => candidate.id === id);
+      last = member ?? last;
+      const leader = answered.filter((candidate) => candidate.role === 'leader').sort((left, right) => right.term - left.term)[0];
+      if (member === undefined || leader === undefined || member.failure !== undefined) return undefined;
+      return member.term === leader.term && member.leaderId === leader.id && member.appliedIndex >= target ? member : undefined;
+    }, {
+      timeoutMs, intervalMs: 50, description: `store member ${id} to follow the current leader and apply index ${target} (the highest commit index when it was healed)`,
+      diagnostics: () => `last status of ${id}: ${last === undefined ? 'no answer' : JSON.stringify(last)}\n${this.diagnostics()}`,
+    });
+    return { status, target };
   }
 
   /** Stops every member with `signal` (default SIGKILL) and starts them again on the same data directories. */

@@ -9,10 +9,16 @@
 // is recorded as pending (return undefined): it may or may not have taken effect, and the
 // client goes on with a new session. Any other error fails the run: the store must answer
 // every operation of this workload, eventually.
+//
+// A run has no fixed length: the clients run while the test's scenario runs, and the scenario
+// moves from phase to phase on conditions (so many operations acknowledged before the fault,
+// under it, after the healed member caught up), each with a deadline that fails the run naming
+// what was not reached. A busy machine makes a run slower, never emptier.
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { CommandResult } from '../../actors/index.ts';
 import { isStoreDeadline, StoreClient } from '../../deploy/store-client.ts';
 import type { KvOperation } from '../sim/checkers/linearizability.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { createLedgerCommand, readCommand, readResult, writeCommand, writeRevision } from './configmap-register.ts';
 import type { StoreCluster } from './store-cluster.ts';
 
@@ -24,13 +30,6 @@ export function now(): number {
 export interface WorkloadOptions {
   readonly clients: number;
   readonly keys: readonly string[];
-  /** The workload stops starting operations this long after it started ... */
-  readonly durationMs: number;
-  /**
-   * ... but not before this long after the faults resolved (healed), so the history always holds
-   * operations after healing however long a restart took on a busy machine.
-   */
-  readonly afterFaultsMs: number;
   /** Fraction of operations that are reads; the rest are writes, except ledger creates. */
   readonly readFraction: number;
   /** Fraction of operations that are ledger creates. */
@@ -76,6 +75,26 @@ export class HistoryRecorder {
   readonly reads: ObservedRead[] = [];
   #nextId = 0;
 
+  /** Acknowledged register operations invoked at or after `since` (history time, see now()). */
+  acknowledgedSince(since: number): number {
+    let count = 0;
+    for (const operation of this.history) if (operation.return !== undefined && operation.call >= since) count += 1;
+    return count;
+  }
+
+  /**
+   * Waits until `count` register operations invoked at or after `since` were acknowledged (a
+   * condition on the history, never a time slot); fails after `timeoutMs` naming `what`, how
+   * many there were, and `diagnostics`. Resolves with the time the condition was seen.
+   */
+  async acknowledged(since: number, count: number, what: string, options: { readonly timeoutMs: number; readonly diagnostics?: () => string }): Promise<number> {
+    await waitFor(() => this.acknowledgedSince(since) >= count, {
+      timeoutMs: options.timeoutMs, intervalMs: 20, description: `${count} operations acknowledged ${what}`,
+      diagnostics: () => `${this.acknowledgedSince(since)} acknowledged${options.diagnostics === undefined ? '' : `\n${options.diagnostics()}`}`,
+    });
+    return now();
+  }
+
   /** One register write by `clientId`; pending if its deadline passed. */
   async write(client: StoreClient, clientId: string, key: string, value: string): Promise<void> {
     const id = this.#nextId++;
@@ -113,16 +132,19 @@ export class HistoryRecorder {
 }
 
 /**
- * Runs the workload until `durationMs` passed and `afterFaultsMs` after `faults` resolved, while
- * `faults` runs alongside; resolves once
- * every client finished its last operation and `faults` resolved. Connections are closed even
- * when a client fails.
+ * Runs the clients for exactly as long as `scenario` runs: it injects and heals the faults and
+ * waits (conditions with deadlines, e.g. HistoryRecorder.acknowledged) for whatever the run must
+ * contain; when it resolves, the clients stop starting operations, and the result is returned
+ * once every client finished its last one. If `scenario` fails, or a client fails (an answer
+ * other than a deadline), the run fails with that error. Connections are closed in every case.
  */
-export async function runWorkload(cluster: StoreCluster, recorder: HistoryRecorder, options: WorkloadOptions, faults: () => Promise<void>): Promise<WorkloadResult> {
+export async function runWorkload(cluster: StoreCluster, recorder: HistoryRecorder, options: WorkloadOptions, scenario: () => Promise<void>): Promise<WorkloadResult> {
   const connections: NatsConnection[] = [];
   const clients: StoreClient[] = [];
   const ledger: LedgerEntry[] = [];
   let pendingLedger = 0;
+  let stopped = false;
+  let running: Promise<void>[] = [];
   try {
     for (let position = 0; position < options.clients; position++) {
       const connection = await cluster.connect(`fault-client-${position}`);
@@ -131,14 +153,9 @@ export async function runWorkload(cluster: StoreCluster, recorder: HistoryRecord
         connection, cluster: cluster.options.cluster, group: 'main', attemptTimeoutMs: options.attemptTimeoutMs, deadlineMs: options.deadlineMs,
       }));
     }
-    let stopAt = now() + options.durationMs;
-    const runFaults = async (): Promise<void> => {
-      await faults();
-      stopAt = Math.max(stopAt, now() + options.afterFaultsMs);
-    };
     const runClient = async (client: StoreClient, position: number): Promise<void> => {
       const clientId = `c${position}`;
-      for (let sequence = 0; now() < stopAt; sequence++) {
+      for (let sequence = 0; !stopped; sequence++) {
         const choice = Math.random();
         const key = options.keys[Math.floor(Math.random() * options.keys.length)] ?? 'r0';
         if (choice < options.ledgerFraction) {
@@ -160,12 +177,29 @@ export async function runWorkload(cluster: StoreCluster, recorder: HistoryRecord
         }
       }
     };
-    await Promise.all([runFaults(), ...clients.map((client, position) => runClient(client, position))]);
+    running = clients.map((client, position) => runClient(client, position));
+    // A failing client ends the run at once (its error is the verdict); otherwise the scenario decides.
+    const firstClientFailure = new Promise<never>((_, reject) => {
+      for (const client of running) client.catch(reject);
+    });
+    const scenarioDone = scenario();
+    try {
+      await Promise.race([scenarioDone, firstClientFailure]);
+    } finally {
+      stopped = true;
+      // The scenario may still be waiting when a client failed; its outcome no longer matters.
+      scenarioDone.catch(() => undefined);
+      firstClientFailure.catch(() => undefined);
+    }
+    await Promise.all(running);
     return {
       history: recorder.history, writes: recorder.writes, reads: recorder.reads, ledger, pendingLedger,
       retries: clients.reduce((sum, client) => sum + client.retries, 0),
     };
   } finally {
+    stopped = true;
+    // Every client finishes (or fails) its operation in flight before the connections close.
+    await Promise.allSettled(running);
     for (const client of clients) client.close();
     await Promise.all(connections.map((connection) => connection.close().catch(() => undefined)));
   }
