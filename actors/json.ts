@@ -1,7 +1,9 @@
 // Owns: small pure helpers over plain JSON values: deep freezing (how actors/ hands stored
 // objects out without copying) and structural equality (the no-op-write check).
 // Must not: copy or mutate what it inspects (freezing aside), or handle non-JSON values
-// (functions, Maps, cycles): everything stored in actors/ is plain JSON.
+// (functions, Maps, cycles): everything stored in actors/ is plain JSON. Both walk with an
+// explicit stack, not recursion, so a value's depth cannot overflow the call stack (the API
+// tier bounds what it stores, but a snapshot or log replay is read back whatever its depth).
 
 /**
  * Freezes `value` and everything reachable from it, in place, and returns it. Already frozen
@@ -9,29 +11,38 @@
  * only the new parts.
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const child of Object.values(value as object)) deepFreeze(child);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (typeof current !== 'object' || current === null || Object.isFrozen(current)) continue;
+    Object.freeze(current);
+    for (const child of Object.values(current)) pending.push(child);
+  }
   return value;
 }
 
 /** Structural equality of two JSON values; object key order is ignored, array order is not. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return arraysEqual(a, b);
-  return objectsEqual(a as Record<string, unknown>, b as Record<string, unknown>);
-}
-
-function arraysEqual(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  return a.every((item, i) => jsonEqual(item, b[i]));
-}
-
-function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const aKeys = Object.keys(a).filter((k) => a[k] !== undefined);
-  const bKeys = Object.keys(b).filter((k) => b[k] !== undefined);
-  if (aKeys.length !== bKeys.length) return false;
-  return aKeys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
+  const pairs: [unknown, unknown][] = [[a, b]];
+  while (pairs.length > 0) {
+    const [left, right] = pairs.pop()!;
+    if (left === right) continue;
+    if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+    if (Array.isArray(left) !== Array.isArray(right)) return false;
+    if (Array.isArray(left) && Array.isArray(right)) {
+      if (left.length !== right.length) return false;
+      for (let index = 0; index < left.length; index++) pairs.push([left[index], right[index]]);
+      continue;
+    }
+    const leftRecord = left as Record<string, unknown>;
+    const rightRecord = right as Record<string, unknown>;
+    const leftKeys = Object.keys(leftRecord).filter((key) => leftRecord[key] !== undefined);
+    const rightKeys = Object.keys(rightRecord).filter((key) => rightRecord[key] !== undefined);
+    if (leftKeys.length !== rightKeys.length) return false;
+    for (const key of leftKeys) {
+      if (!Object.hasOwn(rightRecord, key)) return false;
+      pairs.push([leftRecord[key], rightRecord[key]]);
+    }
+  }
+  return true;
 }
