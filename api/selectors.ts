@@ -1,8 +1,12 @@
 // Owns: parsing and matching of label selectors (the k8s.io/apimachinery/pkg/labels grammar:
 // `=`, `==`, `!=`, `in`, `notin`, exists, `!key`) and field selectors (`=`, `==`, `!=` on the
 // fields a kind supports; metadata.name and metadata.namespace for every kind). A selector that
-// does not parse is a 400, never silently ignored.
+// does not parse is a 400, never silently ignored; a label key or value kube's labels.Parse
+// refuses (IsQualifiedName, IsValidLabelValue: a name part over 63 characters, …) is refused
+// with its message ("unable to parse requirement: <nil>: Invalid value: "…": name part must be
+// no more than 63 characters").
 import type { KubeObject } from '../actors/index.ts';
+import { isQualifiedName, labelValueProblems } from './registry/validation.ts';
 import { badRequest } from './status.ts';
 
 type Requirement =
@@ -17,8 +21,6 @@ export interface Selector {
 
 const everything: Selector = { empty: true, matches: () => true };
 
-const labelKeyPattern = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** Splits on commas that are not inside a parenthesised value set. */
 function splitTopLevel(selector: string): string[] {
@@ -39,33 +41,46 @@ function splitTopLevel(selector: string): string[] {
   return parts.map((part) => part.trim());
 }
 
-function checkKey(key: string, selector: string): string {
-  if (!labelKeyPattern.test(key) || key.length > 316) {
-    throw badRequest(`unable to parse requirement: invalid label key "${key}" in selector "${selector}"`);
-  }
+/** Go's %q of a string, as field.Invalid prints a bad value. */
+function quoted(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** labels' validateLabelKey: the parser checks the key with no field path, so kube prints "<nil>". */
+function checkKey(key: string): string {
+  const problems = isQualifiedName(key);
+  if (problems.length > 0) throw badRequest(`unable to parse requirement: <nil>: Invalid value: ${quoted(key)}: ${problems.join('; ')}`);
   return key;
 }
 
-function checkValue(value: string, selector: string): string {
-  if (!labelValuePattern.test(value) || value.length > 63) {
-    throw badRequest(`unable to parse requirement: invalid label value: "${value}" in selector "${selector}"`);
-  }
-  return value;
+/**
+ * labels.NewRequirement's value checks: each value at `values[i][key]` (a set's values sorted, as
+ * kube lists them); several errors print as an aggregate `[a, b]`.
+ */
+function checkValues(key: string, values: readonly string[]): readonly string[] {
+  const errors = [...values].sort().flatMap((value, index) => {
+    const problems = labelValueProblems(value);
+    return problems.length === 0 ? [] : [`values[${index}][${key}]: Invalid value: ${quoted(value)}: ${problems.join('; ')}`];
+  });
+  if (errors.length > 0) throw badRequest(`unable to parse requirement: ${errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`}`);
+  return values;
 }
 
-function parseLabelRequirement(part: string, selector: string): Requirement {
+function parseLabelRequirement(part: string): Requirement {
   const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
   if (setMatch) {
-    const values = setMatch[3]!.split(',').map((value) => checkValue(value.trim(), selector));
-    return { operator: setMatch[2] === 'in' ? 'in' : 'notIn', key: checkKey(setMatch[1]!, selector), values };
+    const key = checkKey(setMatch[1]!);
+    const values = checkValues(key, [...new Set(setMatch[3]!.split(',').map((value) => value.trim()))]);
+    return { operator: setMatch[2] === 'in' ? 'in' : 'notIn', key, values };
   }
   const comparison = /^([^!=\s]+)\s*(==|=|!=)\s*(.*)$/.exec(part);
   if (comparison) {
     const operator = comparison[2] === '!=' ? 'notEquals' : 'equals';
-    return { operator, key: checkKey(comparison[1]!, selector), value: checkValue(comparison[3]!.trim(), selector) };
+    const key = checkKey(comparison[1]!);
+    return { operator, key, value: checkValues(key, [comparison[3]!.trim()])[0]! };
   }
-  if (part.startsWith('!')) return { operator: 'doesNotExist', key: checkKey(part.slice(1).trim(), selector) };
-  return { operator: 'exists', key: checkKey(part, selector) };
+  if (part.startsWith('!')) return { operator: 'doesNotExist', key: checkKey(part.slice(1).trim()) };
+  return { operator: 'exists', key: checkKey(part) };
 }
 
 function requirementMatches(requirement: Requirement, labels: Readonly<Record<string, string>>): boolean {
@@ -85,7 +100,7 @@ export function parseLabelSelector(selector: string | undefined): Selector {
   if (selector === undefined || selector.trim() === '') return everything;
   const requirements = splitTopLevel(selector).map((part) => {
     if (part === '') throw badRequest(`unable to parse requirement: found '', expected: identifier in selector "${selector}"`);
-    return parseLabelRequirement(part, selector);
+    return parseLabelRequirement(part);
   });
   return {
     empty: false,
