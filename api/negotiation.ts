@@ -3,8 +3,10 @@
 // form in JSON, YAML or protobuf) from the Accept header, and decoding request bodies
 // (JSON or YAML) into plain objects with kube-apiserver's errors (400 for a body that does
 // not parse, 406 when no acceptable media type is served).
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import { decodeProtobufObject, encodeProtobufObject, isProtobufKind, isProtobufMediaType, PROTOBUF_MEDIA_TYPE, ProtobufDecodeError } from './codecs/protobuf.ts';
+import { decodeJsonBody, decodeYamlBody } from './decode.ts';
+import type { BodyTarget } from './decode.ts';
 import { badRequest, notAcceptable } from './status.ts';
 
 export type ResponseFormat = { readonly type: 'json' } | { readonly type: 'yaml' } | { readonly type: 'table' } | { readonly type: 'protobuf' } | MetadataFormat;
@@ -91,8 +93,15 @@ export function encode(format: ResponseFormat, body: unknown): { contentType: st
 /** Text media types request bodies may use (patch types are added by the patch endpoint). */
 export const bodyMediaTypes = ['application/json', 'application/yaml'] as const;
 
-/** Decodes a request body of a supported media type (JSON, YAML, protobuf) into a JSON value. */
-export function decodeBody(contentType: string | undefined, raw: string | Buffer): unknown {
+/**
+ * Decodes a request body of a supported media type (JSON, YAML, protobuf) into a JSON value.
+ * JSON is checked before it is parsed (Go's syntax messages, nesting beyond
+ * request-limits.ts's nestingDepthMax), YAML within the same nesting (api/decode.ts). With a
+ * `target` (a create or update body of that kind) errors are worded as kube's typed decode
+ * words them ("the object provided is unrecognized (must be of type ConfigMap): …") and number
+ * literals the kind's fields cannot hold (1e400, 2^64 in an int64 field) are refused.
+ */
+export function decodeBody(contentType: string | undefined, raw: string | Buffer, target?: BodyTarget): unknown {
   if (isProtobufMediaType(contentType)) {
     if (!Buffer.isBuffer(raw) || raw.length === 0) throw badRequest('the body of the request was empty');
     try {
@@ -105,16 +114,6 @@ export function decodeBody(contentType: string | undefined, raw: string | Buffer
   if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
   const mediaType = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (raw.trim() === '') throw badRequest('the body of the request was empty');
-  if (mediaType === 'application/yaml') {
-    try {
-      return parseYaml(raw, { maxAliasCount: 100, version: '1.1' }) as unknown;
-    } catch (error) {
-      throw badRequest(`error converting YAML to JSON: ${(error as Error).message}`);
-    }
-  }
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch (error) {
-    throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
-  }
+  if (mediaType === 'application/yaml') return decodeYamlBody(raw, target);
+  return decodeJsonBody(raw, target);
 }

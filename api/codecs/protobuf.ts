@@ -14,6 +14,8 @@
 // metav1.WatchEvent whose object.raw is the object's own prefixed envelope.
 import protobuf from 'protobufjs';
 import type { Field, Type } from 'protobufjs';
+import { scanJson } from '../json-text.ts';
+import { nestingDepthMax } from '../request-limits.ts';
 import {
   fieldsV1Message, inlineFields, intOrStringMessage, keepZeroFields, kindMessages, microTimeMessage, protoSources, quantityMessage,
   timeMessage, unknownMessage, watchEventMessage,
@@ -189,14 +191,18 @@ function timeToJson(value: JsonObject, micro: boolean): string | null {
   return `${whole}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
 }
 
+/**
+ * A FieldsV1's raw JSON, checked as every JSON body is (api/json-text.ts: Go's syntax messages,
+ * request-limits.ts's nesting limit) before it is parsed: it is the one free-form part of an
+ * object, so the one place a protobuf body can nest without bound.
+ */
 function fieldsV1ToJson(value: JsonObject): unknown {
   const raw = value['Raw'];
   if (typeof raw !== 'string' || raw === '') return undefined;
-  try {
-    return JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as unknown;
-  } catch (error) {
-    throw new ProtobufDecodeError(`managedFields fieldsV1 is not JSON: ${(error as Error).message}`);
-  }
+  const text = Buffer.from(raw, 'base64').toString('utf8');
+  const scan = scanJson(text, { depthMax: nestingDepthMax });
+  if (!scan.ok) throw new ProtobufDecodeError(`managedFields fieldsV1 is not JSON: ${scan.message}`);
+  return JSON.parse(text) as unknown;
 }
 
 // ---- encoding: JSON shape → wire bytes ----
