@@ -441,14 +441,13 @@ export function decodePatch(contentType: string, raw: string, options: PatchDeco
 }
 
 /**
- * The size check of a patched (or any written) object: its JSON, without metadata.managedFields
- * (kube retries a too-large write without them), over objectBytesMax is 413 "Request entity too
- * large: limit is 3145728". Call it on a patch's result before it is validated and proposed.
+ * The size check of a patched (or any written) object: its JSON over objectBytesMax is 413
+ * "Request entity too large: limit is 3145728". Call it on a patch's (or an apply's) result
+ * before it is validated and proposed. The whole object counts, managedFields included: kube
+ * retries a too-large write without them, which kstore's writes do not do, and a stored object
+ * must stay within a Raft entry (raft/core/limits.ts, 4 MiB).
  */
 export function checkObjectSize(object: unknown): void {
-  const metadata = object !== null && typeof object === 'object' ? (object as { metadata?: unknown }).metadata : undefined;
-  const text = JSON.stringify(object, function replacer(this: unknown, key: string, value: unknown) {
-    return this === metadata && key === 'managedFields' ? undefined : value;
-  });
-  if (Buffer.byteLength(text ?? '', 'utf8') > objectBytesMax) throw requestEntityTooLarge(`Request entity too large: limit is ${objectBytesMax}`);
+  const text = JSON.stringify(object) ?? '';
+  if (Buffer.byteLength(text, 'utf8') > objectBytesMax) throw requestEntityTooLarge(`Request entity too large: limit is ${objectBytesMax}`);
 }
