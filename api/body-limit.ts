@@ -32,10 +32,11 @@ import { Socket } from 'node:net';
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestBodyBytesMax } from './request-limits.ts';
 import { ApiError } from './status.ts';
 
-/** kube-apiserver's MaxRequestBodyBytes: 3 MiB. */
-export const requestBodyBytesMax = 3 * 1024 * 1024;
+/** kube-apiserver's MaxRequestBodyBytes (request-limits.ts), enforced on the wire here. */
+export { requestBodyBytesMax };
 
 /**
  * How much of an oversized body is read and thrown away to deliver a clean 413: 4× the

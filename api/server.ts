@@ -33,6 +33,7 @@ import { bodyMediaTypes } from './negotiation.ts';
 import { openapiPlugin } from './openapi.ts';
 import { bodyDrainBytesMax, registerBodyLimit, serverTimeouts } from './body-limit.ts';
 import type { BodyReadLimits } from './body-limit.ts';
+import { registerCompression } from './compression.ts';
 import { frameworkErrorStatus, registerStatusErrors } from './status-errors.ts';
 import type { StoreClient } from './store-client.ts';
 import { WatchCache } from './watchcache/watch-cache.ts';
@@ -117,6 +118,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   app.addContentTypeParser(PROTOBUF_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerStatusErrors(app);
   registerBodyLimit(app, options.bodyRead);
+  registerCompression(app);
   const cache = new WatchCache(options.store, options.watchCacheEventsMax);
   // preClose: open watches must end before the server waits for connections to finish; a
   // connection still open after the grace period (a client that stopped reading) is cut.
