@@ -1,9 +1,9 @@
 // End to end against a real `kstore server --enable-bootstrap-token-auth --controllers
-// '*,tokencleaner,bootstrapsigner'` over HTTPS, on the wall clock: a token secret with a short
-// expiration authenticates, cluster-info is signed with it (verified as kubeadm does), the
-// leader's expiry command flips it to expired (401), the token cleaner deletes it and its
-// signature goes; malformed token secrets are 422 and malformed bearer tokens 401; the token
-// secret never appears in the server's output.
+// '*,tokencleaner,bootstrapsigner'` over HTTPS, on the wall clock: a token secret with a far
+// expiration authenticates and cluster-info is signed with it (verified as kubeadm does); once its
+// expiration is moved into the past, the leader's expiry command flips it to expired (401), the
+// token cleaner deletes it and its signature goes; malformed token secrets are 422 and malformed
+// bearer tokens 401; the token secret never appears in the server's output.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -49,7 +49,8 @@ afterAll(async () => {
   await dir?.remove();
 });
 
-const asAdmin = (method: string, requestPath: string, body?: unknown) => httpsRequest(admin.server, admin, { method, path: requestPath, ...(body === undefined ? {} : { body }) });
+const asAdmin = (method: string, requestPath: string, body?: unknown, headers?: Record<string, string>) =>
+  httpsRequest(admin.server, admin, { method, path: requestPath, ...(body === undefined ? {} : { body }), ...(headers === undefined ? {} : { headers }) });
 const asBearer = (bearer: string, requestPath = '/api') => httpsRequest(admin.server, { ca: admin.ca }, { path: requestPath, headers: { authorization: `Bearer ${bearer}` } });
 
 /** kubeadm's check: rebuild `header.payload.signature` with payload = kubeconfig, verify HS256 with the token. */
@@ -82,7 +83,10 @@ describe('bootstrap tokens on kstore server', () => {
 
   it('walks create → authenticate → signed cluster-info → expired (401) → cleaned up', async () => {
     expect((await asAdmin('POST', '/api/v1/namespaces/kube-public/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info' }, data: { kubeconfig } })).status).toBe(201);
-    const expiration = utcSeconds(Date.now() + 6_000);
+    // A far expiration, so authenticating and signing are seen however slow the machine; then the
+    // expiration is moved into the past and the leader's token expirer (re-planned by the update)
+    // expires the token.
+    const expiration = utcSeconds(Date.now() + 3_600_000);
     const created = await asAdmin('POST', '/api/v1/namespaces/kube-system/secrets', {
       apiVersion: 'v1', kind: 'Secret', metadata: { name: `bootstrap-token-${tokenId}` }, type: 'bootstrap.kubernetes.io/token',
       stringData: { 'token-id': tokenId, 'token-secret': tokenSecretValue, expiration, 'usage-bootstrap-authentication': 'true', 'usage-bootstrap-signing': 'true', 'auth-extra-groups': 'system:bootstrappers:e2e' },
@@ -96,17 +100,20 @@ describe('bootstrap tokens on kstore server', () => {
     const signature = await waitFor(async () => {
       const clusterInfo = jsonBody<{ data: Record<string, string> }>(await asAdmin('GET', '/api/v1/namespaces/kube-public/configmaps/cluster-info'));
       return clusterInfo.data[`jws-kubeconfig-${tokenId}`];
-    }, { timeoutMs: 10_000, description: 'cluster-info signed', diagnostics: () => output });
+    }, { timeoutMs: 30_000, description: 'cluster-info signed', diagnostics: () => output });
     expect(verifiesLikeKubeadm(signature, kubeconfig, token)).toBe(true);
     expect(verifiesLikeKubeadm(signature, kubeconfig, `${tokenId}.aaaaaaaaaaaaaaaa`)).toBe(false);
 
-    // The expiration passes: the leader commits expireTokens, the cleaner deletes the secret.
+    const past = utcSeconds(Date.now() - 60_000);
+    const moved = await asAdmin('PATCH', `/api/v1/namespaces/kube-system/secrets/bootstrap-token-${tokenId}`, { data: { expiration: Buffer.from(past).toString('base64') } }, { 'content-type': 'application/merge-patch+json' });
+    expect(moved.status, moved.body).toBe(200);
+    // The expiration has passed: the leader commits expireTokens, the cleaner deletes the secret.
     await waitFor(async () => (await asBearer(token)).status === 401, { timeoutMs: 20_000, description: 'the token is refused once expired', diagnostics: () => output });
     await waitFor(async () => (await asAdmin('GET', `/api/v1/namespaces/kube-system/secrets/bootstrap-token-${tokenId}`)).status === 404, { timeoutMs: 20_000, description: 'the token cleaner deleted the secret', diagnostics: () => output });
     await waitFor(async () => {
       const clusterInfo = jsonBody<{ data: Record<string, string> }>(await asAdmin('GET', '/api/v1/namespaces/kube-public/configmaps/cluster-info'));
       return clusterInfo.data[`jws-kubeconfig-${tokenId}`] === undefined;
-    }, { timeoutMs: 10_000, description: 'the signature removed', diagnostics: () => output });
+    }, { timeoutMs: 30_000, description: 'the signature removed', diagnostics: () => output });
     expect(output).not.toContain(tokenSecretValue);
   });
 });

@@ -46,6 +46,11 @@ async function currentState(page: Page): Promise<string | null> {
   return page.locator('svg g.state.current').first().getAttribute('data-state', { timeout: 1_000 }).catch(() => null);
 }
 
+/** An RFC 3339 time in whole seconds, as a token secret's expiration. */
+function utcSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
 const present = existsSync(chromiumPath);
 
 describe.skipIf(!present)(`the web console in headless Chromium (${chromiumPath})`, () => {
@@ -113,7 +118,9 @@ describe.skipIf(!present)(`the web console in headless Chromium (${chromiumPath}
   });
 
   it('a bootstrap token secret\'s page shows its token machine go from valid to expired, then the removal by the token cleaner', async () => {
-    const expiration = new Date(Date.now() + 4_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // A far expiration, so the valid state is seen however slow the machine; then the expiration
+    // is moved into the past and the leader's token expirer (re-planned by the update) expires it.
+    const expiration = utcSeconds(Date.now() + 3_600_000);
     await ok(['create', 'secret', 'generic', 'bootstrap-token-consol', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
       '--from-literal=token-id=consol', '--from-literal=token-secret=0123456789abcdef', `--from-literal=expiration=${expiration}`, '--from-literal=usage-bootstrap-authentication=true']);
     const page = await browser!.newPage();
@@ -123,14 +130,18 @@ describe.skipIf(!present)(`the web console in headless Chromium (${chromiumPath}
       await waitFor(async () => (await tokenState()) === 'valid', { timeoutMs: 15_000, description: 'the token machine, valid' });
       expect(await page.locator('#waiting-token').textContent()).toBe(`valid — valid: waiting for the expiration ${expiration}`);
       await page.screenshot({ path: path.join(screenshots, 'console-token-valid.png'), fullPage: true });
-      // The leader's token expirer commits the expiry at the expiration; the page follows.
+      const past = utcSeconds(Date.now() - 60_000);
+      await ok(['patch', 'secret', 'bootstrap-token-consol', '-n', 'kube-system', '--type=merge', '-p', JSON.stringify({ data: { expiration: Buffer.from(past).toString('base64') } })]);
+      // The leader's token expirer commits the expiry; the page follows.
       await waitFor(async () => (await tokenState()) === 'expired' || (await currentState(page)) === 'removed', { timeoutMs: 30_000, intervalMs: 100, description: 'the token to expire' });
       await page.screenshot({ path: path.join(screenshots, 'console-token-expired.png'), fullPage: true });
       // tokencleaner deletes the expired secret: both machines reach their final state.
       await waitFor(async () => (await page.locator('#live').textContent()) === '○ not following', { timeoutMs: 30_000, description: 'the removal' });
       expect(await tokenState()).toBe('deleted');
       const history = await page.locator('#history-token tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
-      expect(history.map((row) => [row[3], row[4]])).toEqual([['-', 'valid'], ['valid', 'expired'], ['expired', 'deleted']]);
+      expect(history.map((row) => [row[2], row[3], row[4]])).toEqual([
+        ['CREATE', '-', 'valid'], ['EXPIRATION_CHANGED', 'valid', 'valid'], ['EXPIRE', 'valid', 'expired'], ['DELETE', 'expired', 'deleted'],
+      ]);
       await page.screenshot({ path: path.join(screenshots, 'console-token-deleted.png'), fullPage: true });
     } finally {
       await page.close();

@@ -48,6 +48,11 @@ async function run(args: readonly string[]): Promise<{ code: number | null; outp
   return { code, output: running.stdout() };
 }
 
+/** An RFC 3339 time in whole seconds, as a token secret's expiration. */
+function utcSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
 async function ok(args: readonly string[], input?: string): Promise<void> {
   const result = await kubectl.run(args, input === undefined ? {} : { input });
   expect(result.code, describeResult(args, result)).toBe(0);
@@ -101,18 +106,27 @@ describe('kstore inspect', () => {
   });
 
   it('--watch follows a bootstrap token secret: token machine valid, expired by the leader, deleted by the token cleaner', async () => {
-    const expiration = new Date(Date.now() + 4_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // A far expiration, so the valid view is seen however slow the machine; then the expiration
+    // is moved into the past and the leader's token expirer (re-planned by the update) expires it.
+    const expiration = utcSeconds(Date.now() + 3_600_000);
     await ok(['create', 'secret', 'generic', 'bootstrap-token-inspec', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
       '--from-literal=token-id=inspec', '--from-literal=token-secret=0123456789abcdef', `--from-literal=expiration=${expiration}`, '--from-literal=usage-bootstrap-authentication=true']);
     const watching = inspect(['secret', 'bootstrap-token-inspec', '-n', 'kube-system', '-w']);
     try {
       await waitFor(() => watching.stdout().includes('token machine: valid'), { timeoutMs: 20_000, description: 'the token machine, valid', diagnostics: watching.stdout });
       expect(watching.stdout()).toContain(`  valid: waiting for the expiration ${expiration}`);
-      expect(await watching.exited, watching.stdout()).toBe(0);
+      const past = utcSeconds(Date.now() - 60_000);
+      await ok(['patch', 'secret', 'bootstrap-token-inspec', '-n', 'kube-system', '--type=merge', '-p', JSON.stringify({ data: { expiration: Buffer.from(past).toString('base64') } })]);
+      // The watch ends by itself once the token cleaner removed the expired secret.
+      let code: number | null | undefined;
+      void watching.exited.then((exitCode) => { code = exitCode; });
+      await waitFor(() => code !== undefined, { timeoutMs: 60_000, description: 'inspect -w to end with the removal', diagnostics: watching.stdout });
+      expect(code, watching.stdout()).toBe(0);
       const output = watching.stdout();
       expect(output).toContain('token machine: expired');
       const last = output.slice(output.lastIndexOf('--- DELETED ---'));
       expect(last).toContain('token machine: deleted');
+      expect(last).toMatch(/EXPIRATION_CHANGED\s+valid\s+valid\s+kstore-admin/);
       expect(last).toMatch(/EXPIRE\s+valid\s+expired\s+system:serviceaccount:kube-system:/);
       expect(last).toMatch(/DELETE\s+expired\s+deleted\s+system:serviceaccount:kube-system:token-cleaner/);
       // The token's secret half never appears.

@@ -291,18 +291,31 @@ for (const { name, start } of deployments) {
         }
       });
 
-      it('a single item through its path with watch=1: only that item\'s changes; timeoutSeconds ends the stream', async () => {
+      it('a single item watched through its path (/watch/…/<name>): only that item\'s changes; timeoutSeconds ends the stream', async () => {
         await create('single');
-        const reader = await watch(`${collection}/single?watch=1&timeoutSeconds=3`);
+        // An item's watch has kube's legacy /watch/ path (a GET of the item with ?watch=1 is a get).
+        const itemWatch = `/api/v1/watch/namespaces/${namespace}/configmaps/single`;
+        // The events, on a watch without a short timeout (the server's default is many minutes).
+        const reader = await watch(itemWatch);
         try {
           expect(await reader.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'single' } } });
           await create('other');
           const patched = await write('PATCH', `${collection}/single`, { data: { changed: 'yes' } }, { 'content-type': 'application/merge-patch+json' });
           expect(patched.status, patched.body).toBe(200);
           expect(await reader.next()).toMatchObject({ type: 'MODIFIED', object: { metadata: { name: 'single' } } });
-          expect(await reader.ended(10_000)).toBe(true);
         } finally {
           reader.close();
+        }
+        // The timeout, on an idle watch: it ends by itself, not before timeoutSeconds have passed.
+        const timeoutSeconds = 2;
+        const opened = Date.now();
+        const idle = await watch(`${itemWatch}?timeoutSeconds=${timeoutSeconds}`);
+        try {
+          expect(await idle.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'single' } } });
+          expect(await idle.ended(timeoutSeconds * 1000 + 30_000)).toBe(true);
+          expect(Date.now() - opened).toBeGreaterThanOrEqual(timeoutSeconds * 1000 - 50);
+        } finally {
+          idle.close();
         }
       });
     });
