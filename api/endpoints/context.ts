@@ -72,7 +72,7 @@ export function formatTime(date: Date): string {
 
 /** Reads the body as an object of the target's kind, filling apiVersion/kind when absent. */
 export function readObject(request: FastifyRequest, target: Target): KubeObject {
-  const decoded = decodeBody(request.headers['content-type'], requestBody(request));
+  const decoded = decodeBody(request.headers['content-type'], requestBody(request), { kind: target.kind });
   if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) {
     throw badRequest(`the body of the request must be a ${target.kind.kind} object, got ${Array.isArray(decoded) ? 'an array' : JSON.stringify(decoded)}`);
   }

@@ -7,6 +7,7 @@
 // api/fieldmanager/apply-handler.ts. The write goes through endpoints/write-path.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
+import { decodePatch } from '../decode.ts';
 import { applyJsonPatch, JsonPatchError } from '../patch/json-patch.ts';
 import { applyMergePatch, strategicMerge } from '../patch/merge-patch.ts';
 import { badRequest, invalid, notFound, unsupportedMediaType } from '../status.ts';
@@ -42,13 +43,14 @@ export function rejectForce(options: RequestOptions): void {
   if (options.force !== undefined) invalidOptions('PatchOptions', [{ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' }]);
 }
 
-/** The PATCH body as JSON (400 when it is not). */
-export function parsePatch(raw: string): JsonValue {
-  try {
-    return JSON.parse(raw) as JsonValue;
-  } catch (error) {
-    throw badRequest(`error decoding patch: ${(error as Error).message}`);
-  }
+/**
+ * The PATCH body, decoded once with kube's checks for its patch type (api/decode.ts: syntax,
+ * nesting, numbers, a JSON patch's shape and operation count, strategic merge directives).
+ * Called after the object is found, as kube decodes the patch only then (404 first).
+ */
+export function parsePatch(request: FastifyRequest): JsonValue {
+  const raw = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
+  return decodePatch(request.headers['content-type'] ?? '', raw, { fieldValidation: fieldValidationLevel(request.requestInfo.options) });
 }
 
 /** `patch` applied to `current`: 422 for a failing JSON patch operation, 400 unless the result is an object. */
@@ -79,13 +81,14 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
   const apply = patchFunction(request.headers['content-type']);
   rejectForce(options);
   const identity = updateIdentity(request, target, 'PatchOptions', context.now());
-  const patch = parsePatch(typeof request.body === 'string' ? request.body : '');
   const write = writeRequestOf(request, target, context, isDryRun(options, 'PatchOptions'));
   const key = objectKey(target, name);
   await context.store.readIndex();
+  let patch: JsonValue | undefined;
   for (let attempt = 1; ; attempt++) {
     const current = readable(target, context.store.get(key));
     if (!current) throw notFound(qualified, name);
+    patch ??= parsePatch(request);
     const object = patched(current, patch, apply, target, name);
     if (object.metadata.name !== name) throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     const requestedVersion = object.metadata.resourceVersion;

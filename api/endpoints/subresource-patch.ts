@@ -7,7 +7,7 @@
 // metadata.managedFields: the field manager's Update with `subresource: status`; a server-side
 // apply to the subresource is api/fieldmanager/apply-handler.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { KubeObject } from '../../actors/index.ts';
+import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import { notFound } from '../status.ts';
 import type { EndpointContext } from './context.ts';
 import { fieldValidationLevel, isDryRun, respond, sendWarnings } from './context.ts';
@@ -34,13 +34,14 @@ export async function handleSubresourcePatch(request: FastifyRequest, reply: Fas
   rejectForce(options);
   const write = writeRequestOf(request, target, context, isDryRun(options, 'PatchOptions'), subresource);
   const identity = updateIdentity(request, target, 'PatchOptions', context.now(), subresource);
-  const patch = parsePatch(typeof request.body === 'string' ? request.body : '');
   const qualified = { group: target.kind.group, resource: target.kind.resource };
   const key = objectKey(target, name);
   await context.store.readIndex();
+  let patch: JsonValue | undefined;
   for (let attempt = 1; ; attempt++) {
     const current = readable(target, context.store.get(key));
     if (!current) throw notFound(qualified, name);
+    patch ??= parsePatch(request);
     const patched = applyPatch(current, patch, apply, target, name);
     const requestedVersion = (patched.metadata as KubeObject['metadata'] | undefined)?.resourceVersion;
     const patchNamedVersion = requestedVersion !== undefined && requestedVersion !== current.metadata.resourceVersion;

@@ -2,8 +2,9 @@
 // type, server-side apply, the status and finalize subresources, delete and deletecollection,
 // dry run or not — hands the object it computed here, and it goes, as through kube-apiserver's
 // registry Store:
-//   mutating admission → storage checks (RBAC escalation) → validating admission →
-//   refusals the state already decides → propose (or, for dry run, answer without proposing).
+//   mutating admission → storage checks (RBAC escalation) → validating admission → the
+//   object size limit (api/request-limits.ts) → refusals the state already decides →
+//   propose (or, for dry run, answer without proposing).
 // Decoding, the patch or apply, and the kind's strategy (defaults, validation) happen before, in
 // the verb handlers (endpoints/prepare.ts is shared by all of them); nothing reaches the store
 // any other way. Refusals the current state decides (a missing namespace, a name already taken,
@@ -13,6 +14,7 @@
 import { checkPreconditions } from '../../actors/index.ts';
 import type { CommandResult, KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
 import type { UserInfo } from '../authn.ts';
+import { checkObjectSize } from '../decode.ts';
 import type { AdmissionAttributes } from '../admission/chain.ts';
 import type { EndpointContext } from './context.ts';
 import { expectObject } from './results.ts';
@@ -71,6 +73,7 @@ export type WriteOutcome = CommandResult;
 export async function writeCreate(write: WriteRequest, object: KubeObject): Promise<WriteOutcome> {
   const name = object.metadata.name ?? '';
   await admit(write, attributesOf(write, 'CREATE', name, object, undefined));
+  checkObjectSize(object);
   const key = objectKey(write.target, name);
   const store = write.context.store;
   const refusal = await confirmedRefusal(write.context, () => (store.get(key) === undefined ? undefined : { type: 'alreadyExists' }));
@@ -92,6 +95,7 @@ export async function writeCreate(write: WriteRequest, object: KubeObject): Prom
 export async function writeUpdate(write: WriteRequest, current: KubeObject, object: KubeObject, preconditions: Preconditions): Promise<WriteOutcome> {
   const name = object.metadata.name ?? current.metadata.name ?? '';
   await admit(write, attributesOf(write, 'UPDATE', name, object, current));
+  checkObjectSize(object);
   const conflict = checkPreconditions(current, preconditions);
   if (conflict !== null) return { type: 'conflict', message: conflict };
   if (write.dryRun) return { type: 'stored', object, revision: 0 };

@@ -9,7 +9,7 @@
 // path (endpoints/write-path.ts), so admission and RBAC's escalation check see the applied object.
 // `application/apply-patch+cbor` is not served (415, as with CBOR off on kube).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parse as parseYaml } from 'yaml';
+import { decodeApplyConfiguration } from '../decode.ts';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import { apiVersionOf } from '../registry/kinds.ts';
 import { validateStructure } from '../registry/validation.ts';
@@ -66,12 +66,7 @@ function typedPatchError(target: Target, config: KubeObject, problems: readonly 
 /** The applied configuration: YAML (JSON is YAML), an object of the URL's kind and version. */
 function readConfiguration(request: FastifyRequest, target: Target): KubeObject {
   const raw = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
-  let decoded: unknown;
-  try {
-    decoded = parseYaml(raw, { maxAliasCount: 100, version: '1.1' }) as unknown;
-  } catch (error) {
-    throw badRequest(`error decoding patch: ${(error as Error).message}`);
-  }
+  const decoded = decodeApplyConfiguration(raw);
   if (decoded === null || decoded === undefined || typeof decoded !== 'object' || Array.isArray(decoded)) {
     throw badRequest(`error decoding patch: the applied configuration must be an object, got ${Array.isArray(decoded) ? 'an array' : JSON.stringify(decoded ?? null)}`);
   }

@@ -13,7 +13,7 @@ import { startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 /** Whether the endpoint handlers call api/decode.ts yet (see the module comment). */
-const wired = false;
+const wired = true;
 
 const base = '/api/v1/namespaces/t/configmaps';
 
@@ -258,9 +258,21 @@ describe.skipIf(!wired)('after wiring: kube\'s exact answers from the endpoints'
   });
 
   it('a merge patch whose result is larger than the object limit is 413, and nothing changes', async () => {
+    // A Lease: a ConfigMap's own 1 MiB data rule (422, as kube's strategy) would answer first.
+    const leases = '/apis/coordination.k8s.io/v1/namespaces/t/leases';
+    expect((await h.request('POST', leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: { holderIdentity: 'a' } })).statusCode).toBe(201);
+    const stored = (await h.request('GET', `${leases}/l`)).body;
+    const before = await snapshot();
+    const response = await h.request('PATCH', `${leases}/l`, JSON.stringify({ spec: { holderIdentity: 'x'.repeat(3 * 1024 * 1024 - 100) } }), { 'content-type': patchTypes.merge });
+    expect(statusOf(response.body)).toMatchObject({ code: 413, message: 'Request entity too large: limit is 3145728' });
+    expect(await snapshot()).toEqual(before);
+    expect((await h.request('GET', `${leases}/l`)).body).toBe(stored);
+  });
+
+  it('a merge patch growing a ConfigMap past its 1 MiB of data is the strategy\'s 422, and nothing changes', async () => {
     const before = await snapshot();
     const response = await h.request('PATCH', `${base}/c`, JSON.stringify({ data: { big: 'x'.repeat(3 * 1024 * 1024 - 100) } }), { 'content-type': patchTypes.merge });
-    expect(statusOf(response.body)).toMatchObject({ code: 413, message: 'Request entity too large: limit is 3145728' });
+    expect(statusOf(response.body)).toMatchObject({ code: 422, message: 'ConfigMap "c" is invalid: Too long: must have at most 1048576 bytes' });
     expect(await snapshot()).toEqual(before);
   });
 });
