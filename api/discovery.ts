@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { authorizationGroup } from './rbac-reviews.ts';
 import { apiVersionOf, servedKinds } from './registry/kinds.ts';
-import type { ResourceKind, Verb } from './registry/kinds.ts';
+import type { ResourceKind } from './registry/kinds.ts';
 import { authenticationGroup } from './self-subject-review.ts';
 import { notAcceptable, pathNotFound } from './status.ts';
 import type { ApiError } from './status.ts';
@@ -46,15 +46,7 @@ export function versionInfo(): VersionInfo {
  * A resource served create-only and never stored (an access or identity review): discovery
  * lists it with its verbs and scope but no storage version hash, as kube-apiserver does.
  */
-export interface ReviewResource {
-  readonly group: string;
-  readonly version: string;
-  readonly resource: string;
-  readonly singular: string;
-  readonly kind: string;
-  readonly namespaced: boolean;
-  readonly verbs: readonly Verb[];
-}
+export type ReviewResource = Pick<ResourceKind, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'verbs'>;
 
 function review(group: string, resource: string, kind: string, namespaced = false): ReviewResource {
   return { group, version: 'v1', resource, singular: resource.slice(0, -1), kind, namespaced, verbs: ['create'] };
@@ -81,16 +73,7 @@ export interface DiscoveryOptions {
 }
 
 /** What discovery says of one resource, from a served kind or a review. */
-interface DiscoveredResource {
-  readonly group: string;
-  readonly version: string;
-  readonly resource: string;
-  readonly singular: string;
-  readonly kind: string;
-  readonly namespaced: boolean;
-  readonly shortNames: readonly string[];
-  readonly categories: readonly string[];
-  readonly verbs: readonly Verb[];
+interface DiscoveredResource extends ReviewResource, Pick<ResourceKind, 'shortNames' | 'categories'> {
   readonly subresources: NonNullable<ResourceKind['subresources']>;
   /** Absent for a resource that is never stored. */
   readonly storageVersionHash?: string;
