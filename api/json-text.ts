@@ -115,6 +115,20 @@ export function scanJson(text: string, options: ScanOptions): ScanResult {
       }
     }
   };
+  /** An object key (its string) and the colon after it; `position` ends past the colon. */
+  const scanKey = (depth: number): ScanResult | undefined => {
+    if (position >= length) return fail('syntax', position, '');
+    if (text.charCodeAt(position) !== 0x22) return fail('syntax', position, 'looking for beginning of object key string');
+    keyStart[depth] = position;
+    const failure = scanString();
+    if (failure) return failure;
+    keyEnd[depth] = position;
+    skipSpace();
+    if (position >= length) return fail('syntax', position, '');
+    if (text.charCodeAt(position) !== 0x3a) return fail('syntax', position, 'after object key');
+    position++;
+    return undefined;
+  };
 
   /** Scans a number literal (its first character is '-' or a digit). */
   const scanNumber = (): ScanResult | undefined => {
@@ -180,17 +194,9 @@ export function scanJson(text: string, options: ScanOptions): ScanResult {
           continue;
         }
         // An object's first key.
-        if (position >= length) return fail('syntax', position, '');
-        if (text.charCodeAt(position) !== 0x22) return fail('syntax', position, 'looking for beginning of object key string');
-        keyStart[depth] = position;
-        const failure = scanString();
+        const failure = scanKey(depth);
         if (failure) return failure;
-        keyEnd[depth] = position;
-        skipSpace();
-        if (position >= length) return fail('syntax', position, '');
-        if (text.charCodeAt(position) !== 0x3a) return fail('syntax', position, 'after object key');
         frames[depth] = Frame.ObjectValue;
-        position++;
         continue;
       }
       let failure: ScanResult | undefined;
@@ -233,16 +239,8 @@ export function scanJson(text: string, options: ScanOptions): ScanResult {
     if (code !== 0x2c) return fail('syntax', position, 'after object key:value pair');
     position++;
     skipSpace();
-    if (position >= length) return fail('syntax', position, '');
-    if (text.charCodeAt(position) !== 0x22) return fail('syntax', position, 'looking for beginning of object key string');
-    keyStart[depth] = position;
-    const failure = scanString();
+    const failure = scanKey(depth);
     if (failure) return failure;
-    keyEnd[depth] = position;
-    skipSpace();
-    if (position >= length) return fail('syntax', position, '');
-    if (text.charCodeAt(position) !== 0x3a) return fail('syntax', position, 'after object key');
-    position++;
     expectValue = true;
   }
 }
