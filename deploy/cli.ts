@@ -227,8 +227,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         process.stdout.write(usage);
         return 0;
       }
-      await runStore(flags);
-      return 0;
+      return await runStore(flags);
     }
     if (command === 'api') {
       const flags = parseApiFlags(rest);

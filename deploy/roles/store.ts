@@ -3,7 +3,11 @@
 // proposal service for clients, the change-event publisher (deploy/event-stream, active while
 // this member leads), the leader-only duties (deploy/leader-duties.ts: system namespaces and
 // controllers, while it leads), a ready line, and a clean stop on SIGTERM/SIGINT (a leader
-// first hands leadership to a peer).
+// first hands leadership to a peer). A storage failure of the Raft member (ENOSPC, EIO, a
+// failed fsync) is fail-stop: the member already claims no role (RaftNode status 'failed'), so
+// the leader duties and the event publisher stand down at once; everything is stopped and the
+// process exits with storeFailedExitCode, for its supervisor to restart it — it then replays
+// its log from disk, as after kill -9. Nothing is retried on the failed file descriptors.
 // Wiring only: no logic of its own (openNatsStore is also used by in-process tests).
 import path from 'node:path';
 import { ClusterState } from '../../actors/index.ts';
@@ -127,14 +131,38 @@ function stderrLog(id: string): StoreLog {
   };
 }
 
-export async function runStore(flags: StoreFlags): Promise<void> {
+/**
+ * The exit code of a member whose Raft storage failed (EX_TEMPFAIL of sysexits.h: the failure
+ * may pass — space freed, a disk replaced — and a restart replays from disk). Any other
+ * non-zero code is a start-up or configuration error.
+ */
+export const storeFailedExitCode = 75;
+
+/** How long a failed member may take to stop its services before the process exits regardless. */
+const failStopGraceMs = 5_000;
+
+/** Runs the member until a stop signal (exit code 0) or a storage failure (storeFailedExitCode). */
+export async function runStore(flags: StoreFlags): Promise<number> {
   const dataDir = path.resolve(flags.dataDir);
-  const store = await openNatsStore({ ...flags, dataDir }, stderrLog(flags.id));
+  const log = stderrLog(flags.id);
+  const store = await openNatsStore({ ...flags, dataDir }, log);
   const status = store.node.status();
   process.stdout.write(`kstore store ready: member ${flags.id} of ${flags.peers.join(',')} (cluster ${flags.cluster}, group ${flags.group}, `
     + `nats ${flags.natsServers.join(',')}, data dir ${dataDir}, applied ${status.appliedIndex}, term ${status.term})\n`);
-  await untilStopSignal();
-  await handOffLeadership(store, flags.peers, stderrLog(flags.id));
+  const ended = await Promise.race([
+    untilStopSignal().then(() => undefined),
+    store.node.failed(),
+  ]);
+  if (ended !== undefined) {
+    process.stderr.write(`kstore store ${flags.id}: raft storage failed (${ended.message}); this member stopped serving and exits `
+      + `with code ${storeFailedExitCode} to be restarted from its data dir ${dataDir}\n`);
+    // Bounded: a stop that hangs on the failed disk must not keep a zombie alive.
+    setTimeout(() => process.exit(storeFailedExitCode), failStopGraceMs).unref();
+    await store.close().catch((error: unknown) => log('stopping after the storage failure', { error: error instanceof Error ? error.message : String(error) }));
+    return storeFailedExitCode;
+  }
+  await handOffLeadership(store, flags.peers, log);
   await store.close();
   process.stdout.write('kstore store stopped\n');
+  return 0;
 }

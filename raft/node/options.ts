@@ -48,7 +48,11 @@ export const defaultSnapshotEveryEntries = 50_000;
 
 export interface RaftStatus {
   readonly id: string;
-  readonly role: 'leader' | 'follower' | 'candidate';
+  /**
+   * 'failed' once storage or apply failed: the member has stopped and claims no role, and its
+   * term, leader and indexes are what it last knew (stale; a supervisor restarts it from disk).
+   */
+  readonly role: 'leader' | 'follower' | 'candidate' | 'failed';
   readonly term: number;
   readonly leaderId: string | undefined;
   readonly commitIndex: number;

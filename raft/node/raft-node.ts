@@ -96,6 +96,7 @@ export class RaftNode<Result> {
   readonly #lastHeardMs = new Map<string, number>();
   readonly #openedMs = performance.now();
   #failure: Error | undefined = undefined;
+  readonly #failureListeners: ((error: Error) => void)[] = [];
   #closed = false;
 
   private constructor(options: RaftNodeOptions<Result>, storage: RaftStorage) {
@@ -231,7 +232,8 @@ export class RaftNode<Result> {
   status(): RaftStatus {
     const status = this.#core.status();
     return {
-      id: this.#id, role: status.role, term: status.term, leaderId: status.leaderId,
+      id: this.#id, role: this.#failure === undefined ? status.role : 'failed', term: status.term,
+      leaderId: this.#failure === undefined ? status.leaderId : undefined,
       commitIndex: status.commitIndex, appliedIndex: this.#stateMachine.appliedIndex(), lastIndex: status.lastIndex,
       failure: this.#failure?.message,
       leaderContactMs: this.#leaderContactMs(status.role, status.leaderId),
@@ -525,9 +527,20 @@ export class RaftNode<Result> {
     }
   }
 
+  /**
+   * Resolves with the error once storage or apply failed (never, while the member is healthy).
+   * After a failed write or fsync the page cache can no longer be trusted, so nothing is
+   * retried: the owner stops what it runs as this member and restarts it from disk.
+   */
+  failed(): Promise<Error> {
+    if (this.#failure !== undefined) return Promise.resolve(this.#failure);
+    return new Promise((resolve) => this.#failureListeners.push(resolve));
+  }
+
   /** Storage or apply failed: the member is inoperable until restarted and recovered. */
   #fail(error: Error): void {
     this.#failure = error;
+    for (const listener of this.#failureListeners.splice(0)) listener(error);
     this.#ticker?.stop();
     this.#log('raft node failed', { error: error.message });
     this.#proposals.rejectAll(() => error);

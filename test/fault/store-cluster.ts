@@ -12,6 +12,7 @@
 // can pass node flags (the benchmark's --cpu-prof) and pin a member to one nats-server.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { StoreClient } from '../../deploy/store-client.ts';
@@ -182,6 +183,8 @@ export interface StoreClusterOptions {
   readonly natsServers?: 1 | 3;
   readonly nodeArgs?: readonly string[];
   readonly memberIds?: readonly string[];
+  /** Called with each member's data dir (created, empty) before the members start, e.g. to mount a small disk there. */
+  readonly prepareDataDir?: (dataDir: string) => Promise<void>;
 }
 
 export const defaultMemberIds: readonly string[] = ['s1', 's2', 's3'];
@@ -219,6 +222,12 @@ export class StoreCluster {
         ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
         ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
       }));
+      if (options.prepareDataDir !== undefined) {
+        for (const member of members) {
+          await mkdir(member.options.dataDir, { recursive: true });
+          await options.prepareDataDir(member.options.dataDir);
+        }
+      }
       await Promise.all(members.map((member) => member.start()));
       const connection = await connectNats(nats.urls, `kstore-fault-admin-${options.cluster}`);
       return new StoreCluster(nats, dir, members, connection, options);
