@@ -52,7 +52,11 @@ let cluster: StoreCluster | undefined;
 
 afterAll(async () => {
   await cluster?.close();
-  for (const mount of mounts) await run('umount', ['-l', mount]).catch(() => undefined);
+  for (const mount of mounts) {
+    await run('umount', ['-l', mount]).catch(() => undefined);
+    // The cluster's own cleanup could not remove a mount point; remove its temp dir now.
+    await rm(path.dirname(mount), { recursive: true, force: true });
+  }
 });
 
 describe('a Raft member whose disk fills up', () => {
