@@ -52,11 +52,9 @@ let cluster: StoreCluster | undefined;
 
 afterAll(async () => {
   await cluster?.close();
-  for (const mount of mounts) {
-    await run('umount', ['-l', mount]).catch(() => undefined);
-    // The cluster's own cleanup could not remove a mount point; remove its temp dir now.
-    await rm(path.dirname(mount), { recursive: true, force: true });
-  }
+  for (const mount of mounts) await run('umount', ['-l', mount]).catch(() => undefined);
+  // The cluster's own cleanup could not remove the mount points; remove their temp dirs now.
+  for (const parent of new Set(mounts.map((mount) => path.dirname(mount)))) await rm(parent, { recursive: true, force: true }).catch(() => undefined);
 });
 
 describe('a Raft member whose disk fills up', () => {
