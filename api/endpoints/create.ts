@@ -8,12 +8,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
 import { alreadyExists, badRequest, methodNotAllowed } from '../status.ts';
 import type { EndpointContext } from './context.ts';
-import { fieldChecks, causeOf, isDryRun, readObject, respond, sendWarnings } from './context.ts';
+import { fieldChecks, isDryRun, readObject, respond, sendWarnings } from './context.ts';
 import type { FieldChecks } from '../registry/validation.ts';
 import { prepareCreate } from './prepare.ts';
 import { expectObject } from './results.ts';
 import type { Target } from './target.ts';
-import { writeCreate } from './write-path.ts';
+import { writeCreate, writeRequestOf } from './write-path.ts';
 import type { WriteRequest } from './write-path.ts';
 import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
 import type { WriteIdentity } from '../fieldmanager/managed-fields.ts';
@@ -64,9 +64,4 @@ export async function createObject(write: WriteRequest, object: KubeObject, chec
     }
     return { object: expectObject(result, target, name).object, warnings };
   }
-}
-
-/** What a write of this request carries through the write path. */
-export function writeRequestOf(request: FastifyRequest, target: Target, context: EndpointContext, dryRun: boolean, subresource = ''): WriteRequest {
-  return { target, context, user: request.user, dryRun, cause: causeOf(request, context), subresource };
 }

@@ -14,10 +14,9 @@ import { badRequest, invalid, notFound, unsupportedMediaType } from '../status.t
 import type { RequestOptions } from '../request-options.ts';
 import type { EndpointContext } from './context.ts';
 import { fieldValidationLevel, isDryRun, respond, sendWarnings } from './context.ts';
-import { writeRequestOf } from './create.ts';
 import { prepareUpdate } from './prepare.ts';
 import { expectObject } from './results.ts';
-import { writeUpdate } from './write-path.ts';
+import { writeRequestOf, writeUpdate } from './write-path.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { readable } from './corrupt.ts';

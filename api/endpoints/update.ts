@@ -12,14 +12,14 @@ import { strategyFor } from '../registry/strategy.ts';
 import { badRequest, conflict, methodNotAllowed, notFound } from '../status.ts';
 import type { EndpointContext } from './context.ts';
 import { fieldChecks, isDryRun, readObject, respond, sendWarnings } from './context.ts';
-import { createObject, writeRequestOf } from './create.ts';
+import { createObject } from './create.ts';
 import { prepareUpdate } from './prepare.ts';
 import { checkSubresource, mergeSubresource } from './subresource.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { readable } from './corrupt.ts';
 import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
-import { storedUpdate } from './write-path.ts';
+import { storedUpdate, writeRequestOf } from './write-path.ts';
 
 export async function handleUpdate(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const name = target.name;

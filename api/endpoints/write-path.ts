@@ -16,7 +16,9 @@ import type { CommandResult, KubeObject, Preconditions, PropagationPolicy } from
 import type { UserInfo } from '../authn.ts';
 import { checkObjectSize } from '../decode.ts';
 import type { AdmissionAttributes } from '../admission/chain.ts';
+import type { FastifyRequest } from 'fastify';
 import type { EndpointContext } from './context.ts';
+import { causeOf } from './context.ts';
 import { expectObject } from './results.ts';
 import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
@@ -35,6 +37,11 @@ export interface WriteRequest {
   readonly cause: Cause;
   /** '' for the main resource. */
   readonly subresource: string;
+}
+
+/** What a write of this request carries through the write path. */
+export function writeRequestOf(request: FastifyRequest, target: Target, context: EndpointContext, dryRun: boolean, subresource = ''): WriteRequest {
+  return { target, context, user: request.user, dryRun, cause: causeOf(request, context), subresource };
 }
 
 function attributesOf(write: WriteRequest, operation: AdmissionAttributes['operation'], name: string, object: KubeObject | undefined, oldObject: KubeObject | undefined): AdmissionAttributes {
