@@ -10,9 +10,16 @@ import type { AdmissionPlugin } from './chain.ts';
 export const namespaceLifecyclePlugin: AdmissionPlugin = {
   name: 'NamespaceLifecycle',
   // A mutating-phase plugin in kube (it runs first and changes nothing).
-  admit(attributes, services) {
+  async admit(attributes, services) {
     if (attributes.operation !== 'CREATE' || !attributes.kind.namespaced || attributes.namespace === '') return;
-    const namespace = services.store.get({ group: '', resource: 'namespaces', namespace: '', name: attributes.namespace });
+    const key = { group: '', resource: 'namespaces', namespace: '', name: attributes.namespace };
+    let namespace = services.store.get(key);
+    // This replica's copy may lag (a namespace just created through another API replica):
+    // a refusal is only given after a linearizable read point confirms it.
+    if (namespace === undefined || namespace.metadata.deletionTimestamp !== undefined) {
+      await services.store.readIndex();
+      namespace = services.store.get(key);
+    }
     if (namespace === undefined) throw notFound({ group: '', resource: 'namespaces' }, attributes.namespace);
     if (namespace.metadata.deletionTimestamp !== undefined) {
       throw forbidden({ group: attributes.kind.group, resource: attributes.kind.resource }, attributes.name,
