@@ -128,9 +128,8 @@ export class RbacEscalationGuard {
     if (kind.group !== rbacGroupName || attributes.subresource !== '' || object === undefined) return;
     if (!roleResources.has(kind.resource) && !bindingResources.has(kind.resource)) return;
     if (attributes.operation === 'UPDATE' && onlyMutatesGcFields(object, attributes.oldObject)) return;
-    // kube authorizes `escalate`/`bind` with the request's name: none for a create.
-    const requestName = attributes.operation === 'CREATE' ? '' : attributes.name;
-    const error = await checkRbacWrite(this.#options, this.#resolver, attributes.user, kind.resource, attributes.namespace, object, requestName);
+    // kube authorizes `escalate` with the request's name: none for a POST, the URL's for a PUT or apply.
+    const error = await checkRbacWrite(this.#options, this.#resolver, attributes.user, kind.resource, attributes.namespace, object, attributes.requestName);
     if (error !== undefined) throw error;
   }
 }

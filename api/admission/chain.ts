@@ -20,6 +20,8 @@ export interface AdmissionAttributes {
   readonly kind: ResourceKind;
   readonly namespace: string;
   readonly name: string;
+  /** The name the request's URL carries ('' for a POST to a collection), kube's RequestInfo.Name. */
+  readonly requestName: string;
   /** '' for the main resource. */
   readonly subresource: string;
   /** The object to store (mutable in admit); undefined for DELETE. */

@@ -37,16 +37,18 @@ export interface WriteRequest {
   readonly cause: Cause;
   /** '' for the main resource. */
   readonly subresource: string;
+  /** The name in the request's URL ('' for a POST to a collection). */
+  readonly requestName: string;
 }
 
 /** What a write of this request carries through the write path. */
 export function writeRequestOf(request: FastifyRequest, target: Target, context: EndpointContext, dryRun: boolean, subresource = ''): WriteRequest {
-  return { target, context, user: request.user, dryRun, cause: causeOf(request, context), subresource };
+  return { target, context, user: request.user, dryRun, cause: causeOf(request, context), subresource, requestName: request.requestInfo.name };
 }
 
 function attributesOf(write: WriteRequest, operation: AdmissionAttributes['operation'], name: string, object: KubeObject | undefined, oldObject: KubeObject | undefined): AdmissionAttributes {
   return {
-    operation, kind: write.target.kind, namespace: write.target.namespace, name, subresource: write.subresource,
+    operation, kind: write.target.kind, namespace: write.target.namespace, name, requestName: write.requestName, subresource: write.subresource,
     object, oldObject, user: write.user, dryRun: write.dryRun,
   };
 }

@@ -12,7 +12,8 @@ import { ensureRbacBootstrap } from '../../../deploy/rbac-bootstrap.ts';
 import { startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
-const rbac = '/apis/rbac.authorization.k8s.io/v1';
+const rbacGroupName = 'rbac.authorization.k8s.io';
+const rbac = `/apis/${rbacGroupName}/v1`;
 const eve = { 'x-test-user': 'eve;' };
 const everything = [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }];
 const held = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }];
@@ -133,6 +134,15 @@ describe('escalation is refused on every write path, dry run or not', () => {
       const response = await harness.request(attempt.method, attempt.path, attempt.body, { ...eve, 'content-type': attempt.contentType });
       expect(response.statusCode, `${attempt.method} ${attempt.path} ${attempt.contentType}: ${response.body}`).toBeLessThan(300);
     }
+  });
+
+  it('escalate on one role name lifts the check for a PUT of that name (the URL names it), not for a POST', async () => {
+    await harness.request('POST', `${rbac}/namespaces/t/roles`, role('escalator', [{ apiGroups: [rbacGroupName], resources: ['roles'], verbs: ['escalate'], resourceNames: ['root'] }]));
+    await harness.request('POST', `${rbac}/namespaces/t/rolebindings`, { ...binding('eve-escalator', 'Role', 'escalator'), metadata: { name: 'eve-escalator' } });
+    const posted = await harness.request('POST', `${rbac}/namespaces/t/roles`, JSON.stringify(role('root', everything)), { ...eve, 'content-type': mediaOf.json });
+    expect(posted.statusCode, posted.body).toBe(403);
+    const put = await harness.request('PUT', `${rbac}/namespaces/t/roles/root`, JSON.stringify(role('root', everything)), { ...eve, 'content-type': mediaOf.json });
+    expect(put.statusCode, put.body).toBe(201);
   });
 
   it('a merge patch re-pointing a binding at cluster-admin is refused', async () => {
