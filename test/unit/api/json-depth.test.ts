@@ -2,6 +2,7 @@
 // (JSON scanner, YAML pre-scan, parsed-value check), and every recursive or native walker that
 // can meet a body or a stored object, each at the deepest accepted document
 // (request-limits.ts's nestingDepthMax) and, where it is iterative, at 10,000 and 100,000.
+import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
 import { deepFreeze, jsonEqual } from '../../../actors/json.ts';
@@ -189,14 +190,7 @@ function readVarint(buffer: Buffer, at: number): { value: number; next: number }
 }
 
 function encodeVarint(value: number): Buffer {
-  const bytes: number[] = [];
-  let rest = value;
-  while (rest >= 0x80) {
-    bytes.push((rest % 0x80) | 0x80);
-    rest = Math.floor(rest / 0x80);
-  }
-  bytes.push(rest);
-  return Buffer.from(bytes);
+  return Buffer.from(protobuf.Writer.create().uint32(value).finish());
 }
 
 /**
