@@ -141,6 +141,16 @@ export function internalError(message: string): ApiError {
   return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 }
 
+/**
+ * The store refuses writes while its space alarm is raised. kube-apiserver passes etcd's
+ * `mvcc: database space exceeded` through as a non-Status error: 500 with no reason
+ * (StatusReasonUnknown) and the error as the message; kstore answers the same way, with a
+ * message saying which member, how much, and what clears it.
+ */
+export function databaseSpaceExceeded(message: string): ApiError {
+  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `database space exceeded: ${message}`, code: 500 });
+}
+
 export function serviceUnavailable(message: string, retryAfterSeconds: number): ApiError {
   return failure(503, 'ServiceUnavailable', message, { retryAfterSeconds });
 }

@@ -4,7 +4,7 @@
 // The backend is injected (deploy/ wires the in-process Raft member for `kstore server`; the
 // HA tiers will wire a NATS client with the same shape). This module must not know Raft.
 import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
-import { ApiError, serverTimeout, serviceUnavailable } from './status.ts';
+import { ApiError, databaseSpaceExceeded, serverTimeout, serviceUnavailable } from './status.ts';
 
 /** What the store side provides. Reads see every command whose proposal has resolved. */
 export interface StoreBackend {
@@ -97,6 +97,13 @@ async function withDeadline<T>(work: Promise<T>, message: string): Promise<T> {
     if (name === 'NotLeaderError' || name === 'ProposalDroppedError' || name === 'StoreDeadlineError') {
       throw serviceUnavailable(`the store is not available: ${(error as Error).message}`, retryAfterSeconds);
     }
+    // NodeFailedError: the one member of `kstore server` cannot write (its storage failed) and
+    // is recovering in process; reads go on.
+    if (name === 'NodeFailedError') {
+      throw serviceUnavailable(`the store cannot take writes: ${(error as Error).message}; reads are served, writes resume once the data dir can be written again`, retryAfterSeconds);
+    }
+    // StorageAlarmError: a member's space alarm is raised (deploy/storage-quota.ts).
+    if (name === 'StorageAlarmError') throw databaseSpaceExceeded((error as Error).message);
     throw error;
   } finally {
     clearTimeout(timer);

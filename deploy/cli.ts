@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runServer } from './roles/server.ts';
 import { runStore } from './roles/store.ts';
+import { storageReserveBytesDefault } from './storage-quota.ts';
 import { runCluster } from './roles/cluster.ts';
 import { runInspect } from './roles/inspect.ts';
 import { parseApiFlags, runApi } from './roles/api.ts';
@@ -56,6 +57,14 @@ Flags for server:
   --watch-bookmark-interval <d>
                           how often a watch with allowWatchBookmarks=true gets a BOOKMARK, e.g. 1m,
                           5s (default 1m, as kube-apiserver's watch cache)
+  --quota-backend-bytes <n>
+                          space quota of the Raft data dir, as etcd's flag: bytes, or with a Ki, Mi,
+                          Gi suffix (default 2Gi; 0 means the default). Over it the storage alarm is
+                          raised and writes other than deletes are refused ("database space
+                          exceeded") until it is back under, without a restart
+  --storage-reserve-bytes <n>
+                          free space kept on the data dir's filesystem: below it the same alarm is
+                          raised, before a write could fail for lack of space (default 64Mi; 0 off)
   -h, --help              show this help
 
 Flags for store:
@@ -72,6 +81,14 @@ Flags for store:
   --root-ca-file <f>      the cluster CA (PEM) the root CA publisher puts in every namespace as the
                           kube-root-ca.crt ConfigMap (kube-controller-manager's flag); without it
                           root-ca-cert-publisher does not run
+  --quota-backend-bytes <n>
+                          space quota of the Raft data dir, as etcd's flag: bytes, or with a Ki, Mi,
+                          Gi suffix (default 2Gi; 0 means the default). Over it the storage alarm is
+                          raised and writes other than deletes are refused ("database space
+                          exceeded", on every API replica) until it is back under, without a restart
+  --storage-reserve-bytes <n>
+                          free space kept on the data dir's filesystem: below it the same alarm is
+                          raised, before a write could fail for lack of space (default 64Mi; 0 off)
 
 Flags for api:
   --nats <url[,url...]>   NATS server URLs (required; any server of the NATS cluster will do)
@@ -113,6 +130,10 @@ export interface ServerFlags {
   readonly bookmarkIntervalMs: number;
   /** --authorization-mode, parsed (default RBAC). */
   readonly authorizationModes: readonly AuthorizationMode[];
+  /** --quota-backend-bytes (0: the default). */
+  readonly quotaBackendBytes: number;
+  /** --storage-reserve-bytes. */
+  readonly storageReserveBytes: number;
 }
 
 function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
@@ -129,6 +150,8 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
       controllers: { type: 'string', default: '*' },
       'authorization-mode': { type: 'string', default: authorizationModeDefault },
       'watch-bookmark-interval': { type: 'string', default: '1m' },
+      'quota-backend-bytes': { type: 'string', default: '0' },
+      'storage-reserve-bytes': { type: 'string', default: String(storageReserveBytesDefault) },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -144,7 +167,19 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
     featureGates: parseFeatureGates(values['feature-gates']),
     bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']),
     authorizationModes: parseAuthorizationModes(values['authorization-mode']),
+    quotaBackendBytes: parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes'),
+    storageReserveBytes: parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes'),
   };
+}
+
+const byteSuffixes: Readonly<Record<string, number>> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+
+/** A byte count: digits with an optional Ki, Mi, Gi or Ti suffix. */
+export function parseByteSize(value: string, flag: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi|Ti)?$/.exec(value);
+  const bytes = match === null ? Number.NaN : Number(match[1]) * byteSuffixes[match[2] ?? '']!;
+  if (!Number.isSafeInteger(bytes)) throw new Error(`${flag} must be a byte count (digits, optionally with a Ki, Mi, Gi or Ti suffix), got ${JSON.stringify(value)}`);
+  return bytes;
 }
 
 const memberIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
@@ -177,6 +212,8 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
       'events-replicas': { type: 'string', default: 'auto' },
       controllers: { type: 'string', default: '*' },
       'root-ca-file': { type: 'string' },
+      'quota-backend-bytes': { type: 'string', default: '0' },
+      'storage-reserve-bytes': { type: 'string', default: String(storageReserveBytesDefault) },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -202,6 +239,8 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
     eventsMaxAgeMs: parseDuration(values['events-max-age']), eventsReplicas: parseEventsReplicas(values['events-replicas']),
     controllers: parseControllersFlag(values.controllers),
     ...(values['root-ca-file'] === undefined ? {} : { rootCertificate: readFileSync(values['root-ca-file'], 'utf8') }),
+    quotaBackendBytes: parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes'),
+    storageReserveBytes: parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes'),
   };
 }
 

@@ -4,22 +4,31 @@
 // a Most Recent read point is the leader's ReadIndex, then a wait until the replica reached it
 // (api/store-client.ts bounds that wait and answers 504 with Retry-After). A proposal that ran
 // out of its deadline without an outcome, or a store that cannot be reached, becomes a 503 with
-// Retry-After, never a hang (api/store-client.ts maps StoreDeadlineError by name).
+// Retry-After, never a hang (api/store-client.ts maps StoreDeadlineError by name). While any
+// store member reports its space alarm (the status poller hears it), writes that would grow the
+// store are refused here, before a proposal is sent: as etcd's NOSPACE alarm, one member
+// running out of space stops such writes cluster-wide, since every member must append them.
 import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
 import type { StoreBackend } from '../api/index.ts';
 import type { ObjectReplica } from './object-replica.ts';
 import type { StoreClient as NatsStoreClient } from './store-client.ts';
+import { admittedUnderAlarm, StorageAlarmError } from './storage-quota.ts';
 
 export class RemoteStore implements StoreBackend {
   readonly #client: NatsStoreClient;
   readonly #replica: ObjectReplica;
+  readonly #storageAlarm: () => string | undefined;
 
-  constructor(client: NatsStoreClient, replica: ObjectReplica) {
+  /** `storageAlarm`: the reason of a member's raised space alarm, if any member reports one. */
+  constructor(client: NatsStoreClient, replica: ObjectReplica, storageAlarm: () => string | undefined = () => undefined) {
     this.#client = client;
     this.#replica = replica;
+    this.#storageAlarm = storageAlarm;
   }
 
   async propose(command: Command): Promise<CommandResult> {
+    const alarm = this.#storageAlarm();
+    if (alarm !== undefined && !admittedUnderAlarm(command)) throw new StorageAlarmError(alarm);
     // The result comes from the leader's apply; it does not wait for this replica's copy (fed by
     // the event stream) to reach its revision, so a stalled stream never stalls writes. Reads
     // that must see it (Most Recent, Not older than its resourceVersion, the read before an

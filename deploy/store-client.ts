@@ -20,6 +20,7 @@
 // attempt a client saw its first commit after a failover up to ~2 s after the election.
 //
 // Must not: know Raft internals; it speaks only the JSON replies of the proposal service.
+import { StorageAlarmError } from './storage-quota.ts';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RequestError, TimeoutError } from '@nats-io/transport-node';
@@ -326,6 +327,9 @@ export class StoreClient {
       case 'failed':
         this.#noteLeader(undefined);
         return { done: false, problem: `member failed: ${reply.message}`, backoff: true };
+      case 'refused':
+        // The leader's space alarm: not proposed; the API tier answers "database space exceeded".
+        throw new StorageAlarmError(reply.message);
     }
   }
 

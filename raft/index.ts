@@ -2,12 +2,12 @@
 // through this file. Knows nothing of Kubernetes.
 export { RaftNode, NotLeaderError, ProposalDroppedError, DropReasons, isNotLeader, isProposalDropped } from './node/index.ts';
 export type { RaftNodeOptions, RaftStatus, StateMachine, CommittedEntry, ProposalOutcome, DropReason } from './node/index.ts';
-export { MembershipChangeRefusedError, TransferFailedError } from './node/index.ts';
+export { MembershipChangeRefusedError, NodeFailedError, TransferFailedError, isNodeFailed } from './node/index.ts';
 export type { Configuration, MembershipChange } from './core/index.ts';
 export { CorruptLogError, SnapshotMissingError } from './storage/index.ts';
 export { MemoryHub } from './transport/index.ts';
 export type { Transport } from './transport/index.ts';
 export { ProposalService, storeSubjects } from './node/index.ts';
-export type { ProposeReply, ReadIndexReply, MemberStatus, StoreSubjects } from './node/index.ts';
+export type { ProposeReply, ReadIndexReply, MemberStatus, MemberStorageReport, StoreSubjects } from './node/index.ts';
 export { NatsTransport, connectNats, natsConnectionOptions, raftSubject, CodecError } from './transport/index.ts';
 export type { NatsTransportStats } from './transport/index.ts';

@@ -42,6 +42,16 @@ export interface StoreMemberView {
   readonly appliedIndex: number;
   /** Why the member stopped working, if it did. */
   readonly failure?: string | undefined;
+  /** Its data dir's space: bytes held against the quota, bytes free against the reserve, and the alarm while raised. */
+  readonly storage?: StorageUsageView | undefined;
+}
+
+export interface StorageUsageView {
+  readonly usedBytes: number;
+  readonly quotaBytes: number;
+  readonly freeBytes: number;
+  readonly reserveBytes: number;
+  readonly alarm: string | undefined;
 }
 
 export interface ApiReplicaView {

@@ -13,6 +13,7 @@ import { connectNats } from '../../raft/index.ts';
 import { EventStreamReader, parseDuration } from '../event-stream/index.ts';
 import { ObjectReplica } from '../object-replica.ts';
 import { RaftStatusPoller } from '../raft-status-poller.ts';
+import { storageGauges } from '../storage-gauges.ts';
 import { ReplicaAnnouncer } from '../replica-announcer.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
@@ -111,10 +112,11 @@ export async function runApi(flags: ApiFlags): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  const remote = new RemoteStore(natsClient, replica);
+  const raftStatus = new RaftStatusPoller({ source: natsClient });
+  const storageAlarm = (): string | undefined => raftStatus.members().find((member) => member.storage?.alarm !== undefined)?.storage?.alarm;
+  const remote = new RemoteStore(natsClient, replica, storageAlarm);
   const client = new StoreClient(remote);
   let lag = 0;
-  const raftStatus = new RaftStatusPoller({ source: natsClient });
   raftStatus.start();
   let url = '';
   let port = '';
@@ -146,11 +148,13 @@ export async function runApi(flags: ApiFlags): Promise<void> {
       { name: 'kstore_api_stream_lag', help: 'Event stream tail minus the replica revision (revisions).', read: () => lag },
       { name: 'kstore_api_leader_known', help: '1 when the Raft leader is known.', read: () => (natsClient.leaderId === undefined ? 0 : 1) },
       ...raftStatus.gauges(),
+      ...storageGauges(() => raftStatus.members().flatMap((member) => (member.storage === undefined ? [] : [{ member: member.id, storage: member.storage }]))),
     ],
     readyz: [
       { name: 'nats', check: async () => { if (connection.isClosed()) throw new Error('nats connection closed'); } },
       { name: 'raft-leader', check: async () => { if (natsClient.leaderId === undefined) { await natsClient.readIndex(); } } },
       { name: 'watch-cache', check: async () => { if (!replica.synced()) throw new Error('replica not synced with the event stream'); } },
+      { name: 'storage-quota', check: async () => { const alarm = storageAlarm(); if (alarm !== undefined) throw new Error(`storage alarm: ${alarm}`); } },
     ],
   });
   const lagTimer = setInterval(() => {

@@ -8,6 +8,7 @@ import { createControllers } from '../../actors/controllers/index.ts';
 import type { ControllerContext } from '../../actors/controllers/index.ts';
 import type { Controller } from '../../actors/controllers/index.ts';
 import { openLocalStore } from '../local-store.ts';
+import { storageGauges } from '../storage-gauges.ts';
 import { writeAdminKubeconfig } from '../kubeconfig.ts';
 import { ensurePki } from '../pki.ts';
 import { advertiseAddress } from '../advertise-address.ts';
@@ -26,8 +27,11 @@ function urlHost(address: string): string {
 export async function runServer(flags: ServerFlags): Promise<void> {
   const dataDir = path.resolve(flags.dataDir);
   const pki = await ensurePki(dataDir, flags.tlsSans);
-  const store = await openLocalStore({ id: 'kstore-0', dataDir: path.join(dataDir, 'raft') });
-  await store.node.waitForLeader(leaderWaitMs);
+  const logFields = (message: string, fields?: Record<string, unknown>): void => { process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`); };
+  const store = await openLocalStore({
+    id: 'kstore-0', dataDir: path.join(dataDir, 'raft'), quotaBytes: flags.quotaBackendBytes, reserveBytes: flags.storageReserveBytes, log: logFields,
+  });
+  await store.waitForLeader(leaderWaitMs);
   const client = new StoreClient(store.backend);
   await ensureSystemNamespaces((key) => store.state.get(key), (command) => client.propose(command));
   const carried = await migrateLegacyEvents(store.state, (command) => client.propose(command));
@@ -48,9 +52,9 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     store: client,
     // One member, and this server as the one API replica.
     clusterView: () => {
-      const status = store.node.status();
+      const status = store.status();
       return clusterView(
-        [{ id: status.id, role: status.role, term: status.term, leaderId: status.leaderId, commitIndex: status.commitIndex, appliedIndex: status.appliedIndex, failure: status.failure }],
+        [{ id: status.id, role: status.role, term: status.term, leaderId: status.leaderId, commitIndex: status.commitIndex, appliedIndex: status.appliedIndex, failure: status.failure, storage: store.storage() }],
         [{ name: 'kstore server', url: serverUrl, revision: client.currentRevision(), ready: client.ready(), self: true }],
       );
     },
@@ -60,19 +64,26 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     featureGates: flags.featureGates,
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     gauges: [
-      { name: 'kstore_raft_term', help: 'Current Raft term of this member.', read: () => store.node.status().term },
-      { name: 'kstore_raft_commit_index', help: 'Highest Raft index known committed.', read: () => store.node.status().commitIndex },
-      { name: 'kstore_raft_applied_index', help: 'Highest Raft index applied to the state machine.', read: () => store.node.status().appliedIndex },
-      { name: 'kstore_raft_is_leader', help: '1 when this member is the Raft leader.', read: () => (store.node.status().role === 'leader' ? 1 : 0) },
+      { name: 'kstore_raft_term', help: 'Current Raft term of this member.', read: () => store.status().term },
+      { name: 'kstore_raft_commit_index', help: 'Highest Raft index known committed.', read: () => store.status().commitIndex },
+      { name: 'kstore_raft_applied_index', help: 'Highest Raft index applied to the state machine.', read: () => store.status().appliedIndex },
+      { name: 'kstore_raft_is_leader', help: '1 when this member is the Raft leader.', read: () => (store.status().role === 'leader' ? 1 : 0) },
+      { name: 'kstore_raft_storage_failed', help: '1 while the Raft storage has failed (reads served, writes refused, recovering).', read: () => (store.status().role === 'failed' ? 1 : 0) },
+      { name: 'kstore_raft_storage_recoveries_total', help: 'Storage failures recovered from in process since start.', read: () => store.recoveries() },
+      ...storageGauges(() => [{ member: store.status().id, storage: store.storage() }]),
     ],
-    livez: [{ name: 'raft-log', check: async () => {
-      const failure = store.node.status().failure;
-      if (failure !== undefined) throw new Error(`raft member failed: ${failure}`);
-    } }],
+    // A storage failure is recovered in process (deploy/local-store.ts): the server stays live
+    // (a restart would not help sooner) but is not ready while its storage is down or its space
+    // alarm is raised.
+    livez: [],
     readyz: [
       { name: 'raft-log', check: async () => {
-        const failure = store.node.status().failure;
+        const failure = store.status().failure;
         if (failure !== undefined) throw new Error(`raft member failed: ${failure}`);
+      } },
+      { name: 'storage-quota', check: async () => {
+        const alarm = store.storage().alarm;
+        if (alarm !== undefined) throw new Error(`storage alarm: ${alarm}`);
       } },
       { name: 'raft-leader', check: async () => {
         if (!client.ready()) throw new Error('no raft leader');

@@ -8,14 +8,18 @@
 // the leader duties and the event publisher stand down at once; everything is stopped and the
 // process exits with storeFailedExitCode, for its supervisor to restart it — it then replays
 // its log from disk, as after kill -9. Nothing is retried on the failed file descriptors.
+// Before that point, the data dir's space alarm (deploy/storage-quota.ts) keeps the member from
+// proposing commands that grow the store, from clients and from its own leader duties, and its
+// status replies carry the data dir's usage for API replicas and `kstore cluster status`.
 // Wiring only: no logic of its own (openNatsStore is also used by in-process tests).
 import path from 'node:path';
-import { ClusterState } from '../../actors/index.ts';
+import { ClusterState, decodeCommand } from '../../actors/index.ts';
 import type { CommandResult } from '../../actors/index.ts';
 import { connectNats, NatsTransport, ProposalService, RaftNode } from '../../raft/index.ts';
 import { EventPublisher } from '../event-stream/index.ts';
 import type { EventsReplicas } from '../event-stream/index.ts';
 import { startLeaderDuties } from '../leader-duties.ts';
+import { StorageAlarmError, StorageQuota } from '../storage-quota.ts';
 import { startStateService } from '../state-service.ts';
 import type { LeaderDuties } from '../leader-duties.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -41,6 +45,12 @@ export interface StoreFlags {
   readonly controllers?: readonly string[];
   /** --root-ca-file's content: the cluster CA the root CA publisher puts in every namespace. */
   readonly rootCertificate?: string;
+  /** --quota-backend-bytes (0 or absent: the default). */
+  readonly quotaBackendBytes?: number;
+  /** --storage-reserve-bytes (absent: the default). */
+  readonly storageReserveBytes?: number;
+  /** How often the data dir's space is measured (tests shorten it). */
+  readonly storageCheckIntervalMs?: number;
 }
 
 export type StoreLog = (message: string, fields?: Record<string, unknown>) => void;
@@ -60,6 +70,7 @@ export interface NatsStore {
   readonly connection: NatsConnection;
   readonly events: EventPublisher;
   readonly duties: LeaderDuties | undefined;
+  readonly quota: StorageQuota;
   close(): Promise<void>;
 }
 
@@ -98,7 +109,15 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     await connection.close();
     throw error;
   }
-  const service = ProposalService.start({ connection, cluster: flags.cluster, group: flags.group, member: flags.id, node, log });
+  const quota = await StorageQuota.start({
+    dataDir: flags.dataDir, member: flags.id, log,
+    ...(flags.quotaBackendBytes === undefined ? {} : { quotaBytes: flags.quotaBackendBytes }),
+    ...(flags.storageReserveBytes === undefined ? {} : { reserveBytes: flags.storageReserveBytes }),
+    ...(flags.storageCheckIntervalMs === undefined ? {} : { intervalMs: flags.storageCheckIntervalMs }),
+  });
+  // While the space alarm is raised, only commands that free space are proposed (decoded only then).
+  const admit = (data: Uint8Array): string | undefined => (quota.alarm() === undefined ? undefined : quota.refusal(decodeCommand(data).command)?.message);
+  const service = ProposalService.start({ connection, cluster: flags.cluster, group: flags.group, member: flags.id, node, log, admit, storage: () => quota.usage() });
   const isLeader = (): boolean => node.status().role === 'leader';
   const stateService = startStateService({ connection, state, cluster: flags.cluster, group: flags.group, log });
   const events = EventPublisher.start({
@@ -107,11 +126,12 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     ...(flags.eventsReplicas === undefined ? {} : { replicas: flags.eventsReplicas }),
   });
   const duties = flags.leaderDuties === false ? undefined
-    : startLeaderDuties({ state, isLeader, propose: (data) => node.propose(data), log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }),
+    : startLeaderDuties({ state, isLeader, propose: (data) => { const refusal = admit(data); return refusal === undefined ? node.propose(data) : Promise.reject(new StorageAlarmError(refusal)); }, log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }),
       ...(flags.rootCertificate === undefined ? {} : { rootCertificate: flags.rootCertificate }) });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      quota.stop();
       await duties?.stop();
       await events.stop();
       await stateService.stop();
@@ -122,7 +142,7 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     })();
     return closing;
   };
-  return { node, state, transport, service, connection, events, duties, close };
+  return { node, state, transport, service, connection, events, duties, quota, close };
 }
 
 function stderrLog(id: string): StoreLog {
@@ -154,7 +174,7 @@ export async function runStore(flags: StoreFlags): Promise<number> {
     store.node.failed(),
   ]);
   if (ended !== undefined) {
-    process.stderr.write(`kstore store ${flags.id}: raft storage failed (${ended.message}); this member stopped serving and exits `
+    process.stderr.write(`kstore store ${flags.id}: raft storage failed (${ended.reason}); this member stopped serving and exits `
       + `with code ${storeFailedExitCode} to be restarted from its data dir ${dataDir}\n`);
     // Bounded: a stop that hangs on the failed disk must not keep a zombie alive.
     setTimeout(() => process.exit(storeFailedExitCode), failStopGraceMs).unref();

@@ -5,6 +5,7 @@ export const NodeErrorCodes = {
   ProposalDropped: 'PROPOSAL_DROPPED',
   MembershipChangeRefused: 'MEMBERSHIP_CHANGE_REFUSED',
   TransferFailed: 'TRANSFER_FAILED',
+  NodeFailed: 'NODE_FAILED',
 } as const;
 export type NodeErrorCode = (typeof NodeErrorCodes)[keyof typeof NodeErrorCodes];
 
@@ -69,6 +70,26 @@ export class TransferFailedError extends Error {
     this.name = 'TransferFailedError';
     this.targetId = targetId;
   }
+}
+
+/**
+ * This member's storage (or its state machine) failed: it claims no role and takes nothing
+ * until it is reopened from disk. `cause` is the original error (ENOSPC, EIO, a failed fsync).
+ */
+export class NodeFailedError extends Error {
+  readonly code = NodeErrorCodes.NodeFailed;
+  /** The original error's message (what status().failure reports). */
+  readonly reason: string;
+
+  constructor(cause: Error) {
+    super(`raft member failed: ${cause.message}`, { cause });
+    this.name = 'NodeFailedError';
+    this.reason = cause.message;
+  }
+}
+
+export function isNodeFailed(error: unknown): error is NodeFailedError {
+  return error instanceof NodeFailedError;
 }
 
 export function isNotLeader(error: unknown): error is NotLeaderError {

@@ -54,7 +54,9 @@ export type ProposeReply<Result> =
   | { readonly type: 'dropped'; readonly reason: DropReason }
   | { readonly type: 'overloaded' }
   /** The member failed (storage or apply) or the request was malformed; another member may do. */
-  | { readonly type: 'failed'; readonly message: string };
+  | { readonly type: 'failed'; readonly message: string }
+  /** The owner's admission refused it (a space alarm): not proposed; retrying elsewhere would not help. */
+  | { readonly type: 'refused'; readonly message: string };
 
 export type ReadIndexReply =
   | { readonly type: 'ok'; readonly index: number; readonly leaderId: string }
@@ -65,6 +67,17 @@ export type ReadIndexReply =
 export interface MemberStatus extends RaftStatus {
   readonly cluster: string;
   readonly group: string;
+  /** The member's data dir space, when its owner reports it. */
+  readonly storage?: MemberStorageReport;
+}
+
+/** A member's data dir space as its owner measures it; `alarm` is the reason while raised. */
+export interface MemberStorageReport {
+  readonly usedBytes: number;
+  readonly quotaBytes: number;
+  readonly freeBytes: number;
+  readonly reserveBytes: number;
+  readonly alarm: string | undefined;
 }
 
 export interface StoreSubjects {
@@ -108,6 +121,14 @@ export interface ProposalServiceOptions<Result> {
   /** Default leaderContactMaxMsDefault; scale it with the election timeout if ticks differ. */
   readonly leaderContactMaxMs?: number;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
+  /**
+   * The owner's admission of a proposal this member would propose as leader: the refusal's
+   * message, or undefined to propose it. Called only on the member that proposes (never on a
+   * forwarding one), so it sees the payload exactly once.
+   */
+  readonly admit?: (data: Uint8Array) => string | undefined;
+  /** The member's data dir space, added to its status replies. */
+  readonly storage?: () => MemberStorageReport;
 }
 
 const textEncoder = new TextEncoder();
@@ -130,6 +151,8 @@ export class ProposalService<Result> {
   #forwarded = 0;
   #staleLeaderAnswers = 0;
   readonly #leaderContactMaxMs: number;
+  readonly #admit: ((data: Uint8Array) => string | undefined) | undefined;
+  readonly #storage: (() => MemberStorageReport) | undefined;
 
   private constructor(options: ProposalServiceOptions<Result>) {
     this.subjects = storeSubjects(options.cluster, options.group);
@@ -142,6 +165,8 @@ export class ProposalService<Result> {
     this.#leaderContactMaxMs = options.leaderContactMaxMs ?? leaderContactMaxMsDefault;
     assert(this.#leaderContactMaxMs > 0, 'leaderContactMaxMs is positive');
     this.#log = options.log ?? (() => {});
+    this.#admit = options.admit;
+    this.#storage = options.storage;
   }
 
   /** Subscribes on every service subject; answers until stop(). */
@@ -232,6 +257,11 @@ export class ProposalService<Result> {
     }
     // Copy: message.data is a view into the client's receive buffer, which NATS reuses.
     const data = new Uint8Array(message.data);
+    const refusal = this.#admit?.(data);
+    if (refusal !== undefined) {
+      this.#reply(message, { type: 'refused', message: refusal } satisfies ProposeReply<Result>);
+      return;
+    }
     this.#inFlight += 1;
     this.#node.propose(data).then(
       (outcome): ProposeReply<Result> => ({ type: 'ok', index: outcome.index, result: outcome.result, leaderId: this.#member }),
@@ -267,7 +297,7 @@ export class ProposalService<Result> {
   }
 
   #onStatus(message: Msg): void {
-    const status: MemberStatus = { ...this.#node.status(), cluster: this.#cluster, group: this.#group };
+    const status: MemberStatus = { ...this.#node.status(), cluster: this.#cluster, group: this.#group, ...(this.#storage === undefined ? {} : { storage: this.#storage() }) };
     this.#reply(message, status);
   }
 

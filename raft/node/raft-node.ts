@@ -26,7 +26,7 @@ import { nullTransport } from '../transport/index.ts';
 import type { Transport } from '../transport/index.ts';
 import { startTicker } from './clock.ts';
 import type { Ticker } from './clock.ts';
-import { DropReasons, MembershipChangeRefusedError, NotLeaderError, ProposalDroppedError, TransferFailedError } from './errors.ts';
+import { DropReasons, MembershipChangeRefusedError, NodeFailedError, NotLeaderError, ProposalDroppedError, TransferFailedError } from './errors.ts';
 import { defaultElectionTicks, defaultHeartbeatTicks, defaultSnapshotEveryEntries, defaultTickIntervalMs, validateOptions } from './options.ts';
 import type { RaftNodeOptions, RaftStatus } from './options.ts';
 import { ProposalTracker } from './proposals.ts';
@@ -95,8 +95,8 @@ export class RaftNode<Result> {
   /** When a message from each peer last arrived (performance.now()); for leaderContactMs. */
   readonly #lastHeardMs = new Map<string, number>();
   readonly #openedMs = performance.now();
-  #failure: Error | undefined = undefined;
-  readonly #failureListeners: ((error: Error) => void)[] = [];
+  #failure: NodeFailedError | undefined = undefined;
+  readonly #failureListeners: ((error: NodeFailedError) => void)[] = [];
   #closed = false;
 
   private constructor(options: RaftNodeOptions<Result>, storage: RaftStorage) {
@@ -131,6 +131,15 @@ export class RaftNode<Result> {
     // Recovery: the newest valid snapshot into the state machine, then the WAL after it replays
     // through the core as committed entries.
     const snapshot = storage.recovered.snapshot;
+    // Reopening under a state machine that already applied entries (recovery after a storage
+    // failure): the log on disk must still hold them, or this member would have applied
+    // entries it can no longer prove committed.
+    const recoveredLastIndex = storage.recovered.entries.at(-1)?.index ?? snapshot?.meta.index ?? 0;
+    if (options.stateMachine.appliedIndex() > recoveredLastIndex) {
+      await storage.close();
+      throw new Error(`the log in ${options.dataDir} ends at index ${recoveredLastIndex}, before the ${options.stateMachine.appliedIndex()} entries already applied; `
+        + 'restart the process to recover from disk alone');
+    }
     if (snapshot !== undefined && options.stateMachine.appliedIndex() < snapshot.meta.index) {
       options.stateMachine.restore(snapshot.data, snapshot.meta.index);
     }
@@ -235,7 +244,7 @@ export class RaftNode<Result> {
       id: this.#id, role: this.#failure === undefined ? status.role : 'failed', term: status.term,
       leaderId: this.#failure === undefined ? status.leaderId : undefined,
       commitIndex: status.commitIndex, appliedIndex: this.#stateMachine.appliedIndex(), lastIndex: status.lastIndex,
-      failure: this.#failure?.message,
+      failure: this.#failure?.reason,
       leaderContactMs: this.#leaderContactMs(status.role, status.leaderId),
     };
   }
@@ -532,17 +541,18 @@ export class RaftNode<Result> {
    * After a failed write or fsync the page cache can no longer be trusted, so nothing is
    * retried: the owner stops what it runs as this member and restarts it from disk.
    */
-  failed(): Promise<Error> {
+  failed(): Promise<NodeFailedError> {
     if (this.#failure !== undefined) return Promise.resolve(this.#failure);
     return new Promise((resolve) => this.#failureListeners.push(resolve));
   }
 
   /** Storage or apply failed: the member is inoperable until restarted and recovered. */
-  #fail(error: Error): void {
+  #fail(cause: Error): void {
+    const error = cause instanceof NodeFailedError ? cause : new NodeFailedError(cause);
     this.#failure = error;
     for (const listener of this.#failureListeners.splice(0)) listener(error);
     this.#ticker?.stop();
-    this.#log('raft node failed', { error: error.message });
+    this.#log('raft node failed', { error: error.reason });
     this.#proposals.rejectAll(() => error);
     this.#membership.rejectAll(() => error);
     this.#reads.rejectAll(() => error);

@@ -4,7 +4,7 @@
 // current state highlighted and the history of transitions beside it, kept live by a watch of
 // the object's `lifecycle` subresource. Every request goes to the API it is served from, with
 // the browser's credentials (a client certificate, or kubectl proxy's).
-import type { ClusterView, ObjectLifecycleView } from '../view-types.ts';
+import type { ClusterView, ObjectLifecycleView, StorageUsageView } from '../view-types.ts';
 import { statechartSvg } from './statechart-svg.ts';
 
 const main = document.querySelector<HTMLElement>('#main')!;
@@ -42,14 +42,22 @@ function showError(error: unknown): void {
   main.replaceChildren(el('p', { class: 'error' }, error instanceof Error ? error.message : String(error)));
 }
 
+function storageText(storage: StorageUsageView | undefined): string {
+  if (storage === undefined) return '-';
+  const mebibytes = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  const usage = `${mebibytes(storage.usedBytes)} of ${mebibytes(storage.quotaBytes)}, ${mebibytes(storage.freeBytes)} free`;
+  return storage.alarm === undefined ? usage : `${usage} — ALARM: ${storage.alarm}`;
+}
+
 function clusterPage(): () => void {
   let stopped = false;
   const render = (view: ClusterView): void => {
     main.replaceChildren(
       el('h1', {}, `Cluster — leader ${view.leader ?? 'none'}`),
       el('h2', {}, 'Store members'),
-      table(['ID', 'ROLE', 'TERM', 'COMMIT', 'APPLIED', 'LEADER'], view.members.map((member) => [
+      table(['ID', 'ROLE', 'TERM', 'COMMIT', 'APPLIED', 'LEADER', 'STORAGE'], view.members.map((member) => [
         member.id, member.failure === undefined ? member.role : `${member.role} (failed: ${member.failure})`, String(member.term), String(member.commitIndex), String(member.appliedIndex), member.leaderId ?? '-',
+        storageText(member.storage),
       ]), 'members'),
       el('h2', {}, 'API replicas'),
       table(['NAME', 'URL', 'REVISION', 'READY'], view.replicas.map((replica) => [

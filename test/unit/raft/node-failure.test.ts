@@ -38,12 +38,14 @@ describe('a raft member that failed', () => {
     expect(await node.propose(new TextEncoder().encode('ok'))).toMatchObject({ result: 'applied:ok' });
     const failed = node.failed();
     await expect(node.propose(new TextEncoder().encode('boom'))).rejects.toThrow('disk gone');
-    expect((await failed).message).toBe('disk gone');
+    const failure = await failed;
+    expect(failure.name).toBe('NodeFailedError');
+    expect(failure.reason).toBe('disk gone');
     const status = node.status();
     expect(status.role).toBe('failed');
     expect(status.leaderId).toBeUndefined();
     expect(status.failure).toBe('disk gone');
     await expect(node.propose(new TextEncoder().encode('later'))).rejects.toThrow('disk gone');
-    expect((await node.failed()).message).toBe('disk gone');
+    expect((await node.failed()).reason).toBe('disk gone');
   });
 });
