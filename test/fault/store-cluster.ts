@@ -56,6 +56,8 @@ export interface StoreProcessOptions {
   readonly tickMs?: number;
   /** Extra node flags before the script (e.g. --cpu-prof). */
   readonly nodeArgs?: readonly string[];
+  /** Extra `kstore store` flags (e.g. --storage-reserve-bytes). */
+  readonly storeArgs?: readonly string[];
 }
 
 /** One `kstore store` member as a child process; can be started again on the same data dir. */
@@ -98,6 +100,7 @@ export class StoreProcess {
     const args = [...(options.nodeArgs ?? []), kstoreExecutable, 'store', '--id', options.id, '--peers', options.peers.join(','),
       '--nats', options.natsUrls.join(','), '--data-dir', options.dataDir, '--cluster', options.cluster];
     if (options.tickMs !== undefined) args.push('--tick-ms', String(options.tickMs));
+    args.push(...(options.storeArgs ?? []));
     const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     this.#starts += 1;
     const start = this.#starts;
@@ -182,6 +185,8 @@ export interface StoreClusterOptions {
   /** One nats-server instead of a 3-node NATS cluster (the benchmark's option). */
   readonly natsServers?: 1 | 3;
   readonly nodeArgs?: readonly string[];
+  /** Extra `kstore store` flags for every member. */
+  readonly storeArgs?: readonly string[];
   readonly memberIds?: readonly string[];
   /** Called with each member's data dir (created, empty) before the members start, e.g. to mount a small disk there. */
   readonly prepareDataDir?: (dataDir: string) => Promise<void>;
@@ -221,6 +226,7 @@ export class StoreCluster {
         natsUrls: options.natsUrls === 'pinned' ? [nats.server(position % nats.servers.length).url] : nats.urls,
         ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
         ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
+        ...(options.storeArgs === undefined ? {} : { storeArgs: options.storeArgs }),
       }));
       if (options.prepareDataDir !== undefined) {
         for (const member of members) {
