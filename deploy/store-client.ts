@@ -294,9 +294,10 @@ export class StoreClient {
   }
 
   async #attempt<Reply, T>(subject: string, payload: Uint8Array, timeoutMs: number, asked: string | undefined, outcome: (reply: Reply) => Attempt<T>): Promise<Attempt<T>> {
+    let reply: Reply;
     try {
       const message = await this.#coalescedRequest(subject, payload, timeoutMs);
-      return outcome(JSON.parse(textDecoder.decode(message.data)) as Reply);
+      reply = JSON.parse(textDecoder.decode(message.data)) as Reply;
     } catch (error) {
       // The member we addressed may be gone: ask the queue group (any member) next time.
       if (asked !== undefined && this.#leaderId === asked) this.#leaderId = undefined;
@@ -304,6 +305,9 @@ export class StoreClient {
       if (error instanceof RequestError && error.isNoResponders()) return { done: false, problem: `no responders on ${subject}`, backoff: true };
       return { done: false, problem: error instanceof Error ? error.message : String(error), backoff: true };
     }
+    // Outside the try: an outcome that refuses for good (StoreRejectedError, StorageAlarmError)
+    // ends the call instead of being retried as if the request had failed.
+    return outcome(reply);
   }
 
   #noteLeader(leaderId: string | undefined): void {

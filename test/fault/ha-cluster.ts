@@ -19,6 +19,7 @@ import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { StoreCluster } from './store-cluster.ts';
+import type { StoreClusterOptions } from './store-cluster.ts';
 
 const kstoreExecutable = path.join(repoRoot, 'deploy', 'kstore.mjs');
 const apiReadyTimeoutMs = 60_000;
@@ -137,8 +138,9 @@ export class HaCluster {
     this.#dir = dir;
   }
 
-  static async start(options: { readonly cluster: string; readonly apis: number }): Promise<HaCluster> {
-    const stores = await StoreCluster.start({ cluster: options.cluster, natsUrls: 'all' });
+  /** `stores`: more options of the store cluster (small disks, store flags). */
+  static async start(options: { readonly cluster: string; readonly apis: number; readonly stores?: Pick<StoreClusterOptions, 'prepareDataDir' | 'storeArgs'> }): Promise<HaCluster> {
+    const stores = await StoreCluster.start({ cluster: options.cluster, natsUrls: 'all', ...options.stores });
     const dir = await makeTempDir('kstore-ha-pki-');
     const apis: ApiProcess[] = [];
     try {

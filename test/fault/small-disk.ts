@@ -58,9 +58,14 @@ export class SmallDisks {
     const directory = path.join(this.#parent, name);
     await rm(directory, { recursive: true, force: true });
     await mkdir(directory, { recursive: true });
+    await this.mountAt(directory, bytes);
+    return directory;
+  }
+
+  /** Mounts a tmpfs of `bytes` over the existing directory `directory` (unmounted by cleanup()). */
+  async mountAt(directory: string, bytes: number): Promise<void> {
     await run('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', directory]);
     this.#mounts.push(directory);
-    return directory;
   }
 
   async cleanup(): Promise<void> {

@@ -3,7 +3,8 @@ import { TimeoutError } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { decodeCommand } from '../../../actors/index.ts';
-import { StoreClient } from '../../../deploy/store-client.ts';
+import { StoreClient, StoreRejectedError } from '../../../deploy/store-client.ts';
+import { StorageAlarmError } from '../../../deploy/storage-quota.ts';
 
 type Answer = 'timeout' | object;
 
@@ -40,5 +41,16 @@ describe('store client attempts', () => {
     await client.propose({ type: 'noop' });
     expect(requests.map((request) => request.timeout)).toEqual([300, 300]);
     expect(() => new StoreClient({ connection, cluster: 'c', group: 'g', attemptTimeoutMs: 300, firstAttemptTimeoutMs: 400 })).toThrow(TypeError);
+  });
+
+  it('ends the call at once on a refusal for good: a leader\'s space alarm or a proposal too large, never retried', async () => {
+    const alarmed = scriptedConnection([{ type: 'refused', message: 'the data dir of store member a holds too much' }, ok]);
+    const refusal = await new StoreClient({ connection: alarmed.connection, cluster: 'c', group: 'g' }).propose({ type: 'noop' }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(StorageAlarmError);
+    expect((refusal as Error).message).toBe('the data dir of store member a holds too much');
+    expect(alarmed.requests).toHaveLength(1);
+    const tooLarge = scriptedConnection([{ type: 'dropped', reason: 'tooLarge' }, ok]);
+    await expect(new StoreClient({ connection: tooLarge.connection, cluster: 'c', group: 'g' }).propose({ type: 'noop' })).rejects.toThrow(StoreRejectedError);
+    expect(tooLarge.requests).toHaveLength(1);
   });
 });
