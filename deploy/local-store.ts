@@ -19,7 +19,7 @@ import { ClusterState, encodeCommand, commandVersion } from '../actors/index.ts'
 import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, ObjectKey } from '../actors/index.ts';
 import type { StoreBackend } from '../api/index.ts';
 import { RaftNode } from '../raft/index.ts';
-import type { RaftStatus } from '../raft/index.ts';
+import type { RaftNodeOptions, RaftStatus } from '../raft/index.ts';
 import { StorageQuota } from './storage-quota.ts';
 import type { StorageUsage } from './storage-quota.ts';
 
@@ -49,6 +49,8 @@ export interface LocalStoreOptions {
   readonly reserveBytes?: number;
   readonly storageCheckIntervalMs?: number;
   readonly recoveryIntervalMs?: number;
+  /** Fault injection for tests (RaftNodeOptions.wrapStorage); applied to every node opened. */
+  readonly wrapStorage?: RaftNodeOptions<CommandResult>['wrapStorage'];
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -92,7 +94,10 @@ class RecoveringLocalStore implements LocalStore {
   }
 
   #openNode(): Promise<RaftNode<CommandResult>> {
-    return RaftNode.open<CommandResult>({ id: this.#options.id, peers: [this.#options.id], dataDir: this.#options.dataDir, stateMachine: this.state, log: this.#log });
+    return RaftNode.open<CommandResult>({
+      id: this.#options.id, peers: [this.#options.id], dataDir: this.#options.dataDir, stateMachine: this.state, log: this.#log,
+      ...(this.#options.wrapStorage === undefined ? {} : { wrapStorage: this.#options.wrapStorage }),
+    });
   }
 
   #current(): RaftNode<CommandResult> {

@@ -1,4 +1,5 @@
 // Owns: RaftNode's options, their defaults and their validation. Must not start anything.
+import type { RaftStorage } from '../storage/index.ts';
 import type { Transport } from '../transport/index.ts';
 import type { StateMachine } from './state-machine.ts';
 
@@ -29,6 +30,11 @@ export interface RaftNodeOptions<Result> {
   /** WAL segment size; default the storage's segmentBytesMax (tests use small ones). */
   walSegmentBytes?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /**
+   * Wraps the opened disk storage; fault-injection tests use it to fail a write or an fsync
+   * (EIO) at a chosen point. Production code never sets it.
+   */
+  wrapStorage?: (storage: RaftStorage) => RaftStorage;
 }
 
 export const defaultTickIntervalMs = 100;

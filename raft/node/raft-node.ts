@@ -124,10 +124,11 @@ export class RaftNode<Result> {
   static async open<Result>(options: RaftNodeOptions<Result>): Promise<RaftNode<Result>> {
     validateOptions(options);
     const log = options.log ?? (() => {});
-    const storage = await DiskStorage.open(options.dataDir, {
+    const disk = await DiskStorage.open(options.dataDir, {
       ...(options.walSegmentBytes === undefined ? {} : { segmentBytes: options.walSegmentBytes }),
       onCorruptSnapshot: (file) => log('raft snapshot corrupt; quarantined, using an older one', { file }),
     });
+    const storage: RaftStorage = options.wrapStorage?.(disk) ?? disk;
     // Recovery: the newest valid snapshot into the state machine, then the WAL after it replays
     // through the core as committed entries.
     const snapshot = storage.recovered.snapshot;
