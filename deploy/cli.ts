@@ -7,6 +7,7 @@ import { runStore } from './roles/store.ts';
 import { storageReserveBytesDefault } from './storage-quota.ts';
 import { runCluster } from './roles/cluster.ts';
 import { runInspect } from './roles/inspect.ts';
+import { runSuperviseCommand } from './roles/supervise.ts';
 import { parseApiFlags, runApi } from './roles/api.ts';
 import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
@@ -26,6 +27,8 @@ Commands:
             see kstore cluster --help.
   inspect   <resource> <name> [-n ns]: an object's lifecycle machines, state, waits and history;
             see kstore inspect --help.
+  supervise [flags] -- <command> [args...]: run a command and restart it when it exits 75 (a store
+            whose Raft storage failed), with a back-off; see kstore supervise --help.
 
 Flags for server:
   --port <n>              HTTPS port to serve on (default 6443)
@@ -279,6 +282,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (command === 'cluster') return await runCluster(rest);
     if (command === 'inspect') return await runInspect(rest);
+    if (command === 'supervise') return await runSuperviseCommand(rest);
     process.stderr.write(`kstore: unknown command ${JSON.stringify(command)}\n\n${usage}`);
     return 1;
   } catch (error) {

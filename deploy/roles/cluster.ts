@@ -1,10 +1,11 @@
 // Owns: `kstore cluster up|down|status`: a local HA kstore as detached OS processes under one
 // data directory D — a 3-node nats-server cluster with JetStream (D/nats), the `kstore store`
-// members (D/stores/<id>), the `kstore api` replicas (one PKI in D/pki), their logs (D/logs),
+// members (D/stores/<id>, each under a `kstore supervise` that restarts it after a storage
+// failure, exit 75), the `kstore api` replicas (one PKI in D/pki), their logs (D/logs),
 // D/cluster.json (what runs where, with pids) and D/admin.kubeconfig (one cluster and context
 // per API replica; current-context is the first replica).
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, closeSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -21,6 +22,7 @@ import { storeSubjects } from '../../raft/node/index.ts';
 import type { MemberStatus } from '../../raft/node/index.ts';
 import { parseDuration } from '../event-stream/index.ts';
 import { parseAuthorizationModes } from '../../api/index.ts';
+import { storeFailedExitCode } from './store.ts';
 
 const kstoreExecutable = fileURLToPath(new URL('../kstore.mjs', import.meta.url));
 /**
@@ -44,9 +46,11 @@ const statusTimeoutMs = 1_500;
 
 export const clusterUsage = `Usage: kstore cluster <up|down|status> --data-dir <dir> [flags]
 
-  up       start a local HA cluster as detached processes (nats-server from PATH); on a cluster
-           whose processes are partly running, start only the dead ones again, as they were
-  status   print each member's role, term, commit/applied index and each API replica's health
+  up       start a local HA cluster as detached processes (nats-server from PATH; each store
+           under kstore supervise, which restarts it when it exits ${storeFailedExitCode}); on a cluster whose
+           processes are partly running, start only the dead ones again, as they were
+  status   print each member's role, term, commit/applied index (and store and supervisor pids)
+           and each API replica's health
   down     stop API replicas, then stores, then nats-servers (SIGTERM, SIGKILL after 15 s); keeps data
 
 Flags:
@@ -82,7 +86,10 @@ export interface NatsServerEntry {
 
 export interface StoreEntry {
   readonly id: string;
+  /** The `kstore supervise` running the store when `supervised`, else the store process itself. */
   readonly pid: number | undefined;
+  /** Whether `pid` is a supervisor (absent in files of earlier versions, whose stores ran bare). */
+  readonly supervised?: boolean;
   readonly dataDir: string;
   readonly log: string;
 }
@@ -295,27 +302,70 @@ function logSize(log: string): number {
   }
 }
 
-async function stopPids(entries: readonly { readonly name: string; readonly pid: number | undefined }[]): Promise<void> {
-  const live = entries.filter((entry): entry is { name: string; pid: number } => entry.pid !== undefined && pidAlive(entry.pid) && pidIsOurs(entry.pid));
-  for (const entry of live) {
+/**
+ * The live processes of process group `pgid` other than `pgid` itself, from /proc (none without
+ * /proc). Every process `up` starts is detached, so it leads its own group; a store's group also
+ * holds the store its supervisor started, which outlives a SIGKILLed supervisor.
+ */
+function processGroupMembers(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === pgid) continue;
     try {
-      process.kill(entry.pid, 'SIGTERM');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After the command name in parentheses: state, ppid, pgrp, ...
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(group) === pgid && state !== 'Z' && state !== 'X') members.push(Number(entry));
     } catch {
-      // gone already
+      // exited while we looked
     }
+  }
+  return members;
+}
+
+/** A supervised store's process: the live member of its supervisor's process group, if any. */
+function supervisedChildPid(supervisorPid: number | undefined): number | undefined {
+  return supervisorPid === undefined ? undefined : processGroupMembers(supervisorPid).find((pid) => pidIsOurs(pid));
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone already
+  }
+}
+
+/**
+ * Stops each entry: SIGTERM to its pid (a supervisor forwards it to its store), or, when that pid
+ * is gone but processes of its group are left (a store whose supervisor was SIGKILLed), to those;
+ * after stopTimeoutMs, SIGKILL to whatever of them is left.
+ */
+async function stopPids(entries: readonly { readonly name: string; readonly pid: number | undefined }[]): Promise<void> {
+  const targets: { name: string; pid: number }[] = [];
+  for (const entry of entries) {
+    if (entry.pid === undefined) continue;
+    const leaderAlive = pidAlive(entry.pid) && pidIsOurs(entry.pid);
+    if (leaderAlive) signal(entry.pid, 'SIGTERM');
+    const leftovers = processGroupMembers(entry.pid).filter((pid) => pidIsOurs(pid));
+    for (const pid of leftovers) if (!leaderAlive) signal(pid, 'SIGTERM');
+    if (leaderAlive) targets.push({ name: entry.name, pid: entry.pid });
+    targets.push(...leftovers.map((pid) => ({ name: `${entry.name} (left by pid ${entry.pid})`, pid })));
   }
   const deadline = Date.now() + stopTimeoutMs;
-  while (live.some((entry) => pidAlive(entry.pid)) && Date.now() < deadline) await sleep(100);
-  for (const entry of live) {
-    if (!pidAlive(entry.pid)) continue;
-    process.stderr.write(`kstore cluster: ${entry.name} (pid ${entry.pid}) did not exit within ${stopTimeoutMs} ms: SIGKILL\n`);
-    try {
-      process.kill(entry.pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
+  while (targets.some((target) => pidAlive(target.pid)) && Date.now() < deadline) await sleep(100);
+  for (const target of targets) {
+    if (!pidAlive(target.pid)) continue;
+    process.stderr.write(`kstore cluster: ${target.name} (pid ${target.pid}) did not exit within ${stopTimeoutMs} ms: SIGKILL\n`);
+    signal(target.pid, 'SIGKILL');
   }
-  await poll('killed processes to exit', stopTimeoutMs, () => (live.every((entry) => !pidAlive(entry.pid)) ? true : undefined));
+  await poll('killed processes to exit', stopTimeoutMs, () => (targets.every((target) => !pidAlive(target.pid)) ? true : undefined));
 }
 
 function freePort(): Promise<number> {
@@ -444,6 +494,15 @@ function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrl
     '--root-ca-file', member.rootCaFile];
 }
 
+/**
+ * The command line that runs a store member under `kstore supervise`, which restarts it when its
+ * Raft storage failed (exit storeFailedExitCode) and forwards `down`'s SIGTERM to it. Only the
+ * store gets kstoreNodeArgs (a CPU profile of the supervisor is of no use).
+ */
+function supervisedStoreCommand(member: Parameters<typeof storeCommand>[0]): string[] {
+  return [kstoreExecutable, 'supervise', '--restart-exit-code', String(storeFailedExitCode), '--', process.execPath, ...storeCommand(member)];
+}
+
 /** The command line of an API replica `up` starts (also when it restarts a dead one). */
 function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string; bootstrapTokenAuth: boolean; featureGates: string; watchBookmarkInterval: string; authorizationMode: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', replica.natsUrls.join(','), '--port', String(replica.port), '--bind-address', '127.0.0.1',
@@ -557,9 +616,9 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, storeCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile }), log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile }), log);
       started.push({ name: `store ${id}`, pid });
-      stores.push({ id, pid, dataDir: memberDir, log });
+      stores.push({ id, pid, supervised: true, dataDir: memberDir, log });
       await write();
       await waitForLine(`store ${id}`, pid, log, from, 'kstore store ready:', storeReadyTimeoutMs);
     }
@@ -632,12 +691,14 @@ async function repairCluster(file: ClusterFile): Promise<number> {
         stores.push(store);
         continue;
       }
+      // A store whose supervisor was SIGKILLed may still run: two processes on one Raft log must never be.
+      await stopPids([{ name: `store ${store.id}`, pid: store.pid }]);
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, storeCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile }), store.log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile }), store.log);
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
-      restarted.push(`store ${store.id} (pid ${pid})`);
-      stores.push({ ...store, pid });
+      restarted.push(`store ${store.id} (supervisor pid ${pid})`);
+      stores.push({ ...store, pid, supervised: true });
     }
     const apis: ApiEntry[] = [];
     for (const api of file.apis) {
@@ -666,7 +727,7 @@ function summary(file: ClusterFile): string {
   const lines = [
     `kstore cluster up: ${file.dataDir}`,
     `  nats:   ${file.natsUrls.join(',')}`,
-    ...file.stores.map((store) => `  store ${store.id}: pid ${store.pid ?? '-'} data ${store.dataDir}`),
+    ...file.stores.map((store) => `  store ${store.id}: ${store.supervised === true ? 'supervisor ' : ''}pid ${store.pid ?? '-'} data ${store.dataDir}`),
     ...file.apis.map((api) => `  api ${api.name}: ${api.url} pid ${api.pid ?? '-'}`),
     file.kubeconfig === undefined ? '  (no API replicas: no kubeconfig)' : `  export KUBECONFIG=${file.kubeconfig}`,
   ];
@@ -694,7 +755,11 @@ async function clusterDown(dataDir: string): Promise<number> {
 
 export interface StoreStatusRow {
   readonly id: string;
+  /** The store process (for a supervised store: its supervisor's live child; none during a back-off). */
   readonly pid: number | undefined;
+  /** The `kstore supervise` around the store (undefined for a store of an earlier version, run bare). */
+  readonly supervisorPid: number | undefined;
+  /** Whether the store process runs. */
   readonly alive: boolean;
   readonly reachable: boolean;
   readonly role: string;
@@ -763,8 +828,10 @@ export async function collectStatus(dataDir: string): Promise<ClusterStatus> {
     const statuses = await Promise.all(file.stores.map((store) => (connection === undefined ? Promise.resolve(undefined) : memberStatus(connection, store.id))));
     for (const [i, store] of file.stores.entries()) {
       const status = statuses[i];
+      const supervisorPid = store.supervised === true ? store.pid : undefined;
+      const pid = store.supervised === true ? supervisedChildPid(store.pid) : store.pid;
       stores.push({
-        id: store.id, pid: store.pid, alive: pidAlive(store.pid), reachable: status !== undefined,
+        id: store.id, pid, supervisorPid, alive: pidAlive(pid), reachable: status !== undefined,
         role: status?.role ?? 'unreachable', term: status?.term, commitIndex: status?.commitIndex, appliedIndex: status?.appliedIndex, leader: status?.leaderId,
       });
     }
@@ -813,8 +880,9 @@ async function clusterStatus(dataDir: string, json: boolean): Promise<number> {
   } else {
     const out = [
       `cluster ${dataDir}: ${status.healthy ? 'healthy' : 'UNHEALTHY'} (leader ${status.leader ?? 'none'})`, '',
-      table([['STORE', 'PID', 'ALIVE', 'ROLE', 'TERM', 'COMMIT', 'APPLIED', 'LEADER'],
-        ...status.stores.map((s) => [s.id, dash(s.pid), s.alive ? 'yes' : 'no', s.role, dash(s.term), dash(s.commitIndex), dash(s.appliedIndex), dash(s.leader)])]), '',
+      table([['STORE', 'PID', 'ALIVE', 'ROLE', 'TERM', 'COMMIT', 'APPLIED', 'LEADER', 'SUPERVISOR'],
+        ...status.stores.map((s) => [s.id, dash(s.pid), s.alive ? 'yes' : 'no', s.role, dash(s.term), dash(s.commitIndex), dash(s.appliedIndex), dash(s.leader),
+          s.supervisorPid === undefined ? '-' : `${s.supervisorPid}${pidAlive(s.supervisorPid) ? '' : ' (gone)'}`])]), '',
     ];
     if (status.apis.length > 0) {
       out.push(table([['API', 'URL', 'PID', 'ALIVE', 'READY', 'DETAIL'],
