@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runServer } from './roles/server.ts';
 import { runStore } from './roles/store.ts';
-import { storageReserveBytesDefault } from './storage-quota.ts';
+import { parseByteSize, storageReserveBytesDefault } from './storage-quota.ts';
 import { runCluster } from './roles/cluster.ts';
 import { runInspect } from './roles/inspect.ts';
 import { runSuperviseCommand } from './roles/supervise.ts';
@@ -175,15 +175,6 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
   };
 }
 
-const byteSuffixes: Readonly<Record<string, number>> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
-
-/** A byte count: digits with an optional Ki, Mi, Gi or Ti suffix. */
-export function parseByteSize(value: string, flag: string): number {
-  const match = /^(\d+)(Ki|Mi|Gi|Ti)?$/.exec(value);
-  const bytes = match === null ? Number.NaN : Number(match[1]) * byteSuffixes[match[2] ?? '']!;
-  if (!Number.isSafeInteger(bytes)) throw new Error(`${flag} must be a byte count (digits, optionally with a Ki, Mi, Gi or Ti suffix), got ${JSON.stringify(value)}`);
-  return bytes;
-}
 
 const memberIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 

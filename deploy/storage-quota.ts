@@ -56,6 +56,16 @@ export function admittedUnderAlarm(command: Command): boolean {
   return command.type === 'delete' || command.type === 'expireTokens' || command.type === 'noop';
 }
 
+const byteSuffixes: Readonly<Record<string, number>> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+
+/** A byte count (flag value): digits with an optional Ki, Mi, Gi or Ti suffix. */
+export function parseByteSize(value: string, flag: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi|Ti)?$/.exec(value);
+  const bytes = match === null ? Number.NaN : Number(match[1]) * byteSuffixes[match[2] ?? '']!;
+  if (!Number.isSafeInteger(bytes)) throw new Error(`${flag} must be a byte count (digits, optionally with a Ki, Mi, Gi or Ti suffix), got ${JSON.stringify(value)}`);
+  return bytes;
+}
+
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

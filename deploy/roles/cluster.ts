@@ -19,7 +19,8 @@ import { stringify } from 'yaml';
 import { ensurePki } from '../pki.ts';
 import type { Pki } from '../pki.ts';
 import { storeSubjects } from '../../raft/node/index.ts';
-import type { MemberStatus } from '../../raft/node/index.ts';
+import type { MemberStatus, MemberStorageReport } from '../../raft/node/index.ts';
+import { parseByteSize } from '../storage-quota.ts';
 import { parseDuration } from '../event-stream/index.ts';
 import { parseAuthorizationModes } from '../../api/index.ts';
 import { storeFailedExitCode } from './store.ts';
@@ -70,6 +71,9 @@ Flags:
                            the API replicas' BOOKMARK period for watches that allow them (default 1m; up only)
   --authorization-mode <list>
                            the API replicas' authorizers, e.g. RBAC or AlwaysAllow (default RBAC; up only)
+  --quota-backend-bytes <n>, --storage-reserve-bytes <n>
+                           the store members' space quota and free-space reserve, as for kstore store
+                           (defaults 2Gi and 64Mi; up only)
   --json                   machine-readable status (status only)
 `;
 
@@ -122,6 +126,9 @@ export interface ClusterFile {
   readonly watchBookmarkInterval?: string;
   /** --authorization-mode of the API replicas, as given ('' for their default, RBAC). */
   readonly authorizationMode?: string;
+  /** --quota-backend-bytes and --storage-reserve-bytes of the store members, as given ('' for their defaults). */
+  readonly quotaBackendBytes?: string;
+  readonly storageReserveBytes?: string;
   readonly versions: { readonly kstore: string; readonly node: string; readonly natsServer: string };
   readonly startedAt: string;
 }
@@ -138,6 +145,8 @@ interface UpFlags {
   readonly featureGates: string;
   readonly watchBookmarkInterval: string;
   readonly authorizationMode: string;
+  readonly quotaBackendBytes: string;
+  readonly storageReserveBytes: string;
 }
 
 function positiveInt(value: string, flag: string, min: number): number {
@@ -165,6 +174,8 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
       'feature-gates': { type: 'string', default: '' },
       'watch-bookmark-interval': { type: 'string', default: '' },
       'authorization-mode': { type: 'string', default: '' },
+      'quota-backend-bytes': { type: 'string', default: '' },
+      'storage-reserve-bytes': { type: 'string', default: '' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -174,6 +185,8 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
   if (values['data-dir'] === undefined) throw new Error('--data-dir is required');
   if (values['watch-bookmark-interval'] !== '') parseDuration(values['watch-bookmark-interval']);
   if (values['authorization-mode'] !== '') parseAuthorizationModes(values['authorization-mode']);
+  if (values['quota-backend-bytes'] !== '') parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes');
+  if (values['storage-reserve-bytes'] !== '') parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes');
   const portBase = values['port-base'] === undefined ? undefined : Number(values['port-base']);
   if (portBase !== undefined && (!Number.isInteger(portBase) || portBase < 1024 || portBase > 65000)) throw new Error('--port-base must be an integer 1024..65000');
   return {
@@ -183,6 +196,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
       natsServers: positiveInt(values['nats-servers'], '--nats-servers', 1), eventsMaxAge: values['events-max-age'], portBase,
       controllers: values.controllers, bootstrapTokenAuth: values['enable-bootstrap-token-auth'], featureGates: values['feature-gates'],
       watchBookmarkInterval: values['watch-bookmark-interval'], authorizationMode: values['authorization-mode'],
+      quotaBackendBytes: values['quota-backend-bytes'], storageReserveBytes: values['storage-reserve-bytes'],
     },
   };
 }
@@ -488,10 +502,12 @@ export function kubeconfigDocument(apis: readonly Pick<ApiEntry, 'name' | 'url'>
 }
 
 /** The command line of a store member `up` starts (also when it restarts a dead one). */
-function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string; rootCaFile: string }): string[] {
+function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string; rootCaFile: string; quotaBackendBytes: string; storageReserveBytes: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', member.id, '--peers', member.storeIds.join(','), '--nats', member.natsUrls.join(','),
     '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge, '--controllers', member.controllers,
-    '--root-ca-file', member.rootCaFile];
+    '--root-ca-file', member.rootCaFile,
+    ...(member.quotaBackendBytes === '' ? [] : ['--quota-backend-bytes', member.quotaBackendBytes]),
+    ...(member.storageReserveBytes === '' ? [] : ['--storage-reserve-bytes', member.storageReserveBytes])];
 }
 
 /**
@@ -564,7 +580,8 @@ async function clusterUp(flags: UpFlags): Promise<number> {
     const file: ClusterFile = {
       cluster: clusterName, group: groupName, dataDir, natsUrls: nats.map((server) => server.url), nats, stores, apis, kubeconfig,
       eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, bootstrapTokenAuth: flags.bootstrapTokenAuth, featureGates: flags.featureGates,
-      watchBookmarkInterval: flags.watchBookmarkInterval, authorizationMode: flags.authorizationMode, versions,
+      watchBookmarkInterval: flags.watchBookmarkInterval, authorizationMode: flags.authorizationMode,
+      quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes, versions,
       startedAt: new Date().toISOString(),
     };
     await writeAtomic(clusterFilePath(dataDir), `${JSON.stringify(file, null, 2)}\n`);
@@ -616,7 +633,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile }), log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log);
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, supervised: true, dataDir: memberDir, log });
       await write();
@@ -694,7 +711,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       // A store whose supervisor was SIGKILLed may still run: two processes on one Raft log must never be.
       await stopPids([{ name: `store ${store.id}`, pid: store.pid }]);
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile }), store.log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log);
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
       restarted.push(`store ${store.id} (supervisor pid ${pid})`);
@@ -767,6 +784,10 @@ export interface StoreStatusRow {
   readonly commitIndex: number | undefined;
   readonly appliedIndex: number | undefined;
   readonly leader: string | undefined;
+  /** Why the member's Raft storage failed, if it did (it then exits 75 and is restarted). */
+  readonly failure: string | undefined;
+  /** Its data dir's usage and space alarm, as it reports them. */
+  readonly storage: MemberStorageReport | undefined;
 }
 
 export interface ApiStatusRow {
@@ -833,6 +854,7 @@ export async function collectStatus(dataDir: string): Promise<ClusterStatus> {
       stores.push({
         id: store.id, pid, supervisorPid, alive: pidAlive(pid), reachable: status !== undefined,
         role: status?.role ?? 'unreachable', term: status?.term, commitIndex: status?.commitIndex, appliedIndex: status?.appliedIndex, leader: status?.leaderId,
+        failure: status?.failure, storage: status?.storage,
       });
     }
   } finally {
@@ -862,7 +884,7 @@ export async function collectStatus(dataDir: string): Promise<ClusterStatus> {
   }));
   const leaders = stores.filter((store) => store.role === 'leader');
   const leader = leaders.length === 1 ? leaders[0]?.id : undefined;
-  const healthy = leader !== undefined && apis.every((api) => api.ready);
+  const healthy = leader !== undefined && apis.every((api) => api.ready) && stores.every((store) => store.storage?.alarm === undefined && store.failure === undefined);
   return { dataDir, healthy, leader, stores, apis, nats };
 }
 
@@ -873,6 +895,13 @@ function table(rows: readonly (readonly string[])[]): string {
 
 const dash = (value: number | string | undefined): string => (value === undefined ? '-' : String(value));
 
+/** "12.0MiB/2.0GiB 40.1GiB free", with ALARM while the member's space alarm is raised. */
+export function storageCell(storage: MemberStorageReport | undefined): string {
+  if (storage === undefined) return '-';
+  const size = (bytes: number): string => (bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)}GiB` : `${(bytes / 1024 ** 2).toFixed(1)}MiB`);
+  return `${size(storage.usedBytes)}/${size(storage.quotaBytes)} ${size(storage.freeBytes)} free${storage.alarm === undefined ? '' : ' ALARM'}`;
+}
+
 async function clusterStatus(dataDir: string, json: boolean): Promise<number> {
   const status = await collectStatus(dataDir);
   if (json) {
@@ -880,10 +909,16 @@ async function clusterStatus(dataDir: string, json: boolean): Promise<number> {
   } else {
     const out = [
       `cluster ${dataDir}: ${status.healthy ? 'healthy' : 'UNHEALTHY'} (leader ${status.leader ?? 'none'})`, '',
-      table([['STORE', 'PID', 'ALIVE', 'ROLE', 'TERM', 'COMMIT', 'APPLIED', 'LEADER', 'SUPERVISOR'],
+      table([['STORE', 'PID', 'ALIVE', 'ROLE', 'TERM', 'COMMIT', 'APPLIED', 'LEADER', 'SUPERVISOR', 'STORAGE'],
         ...status.stores.map((s) => [s.id, dash(s.pid), s.alive ? 'yes' : 'no', s.role, dash(s.term), dash(s.commitIndex), dash(s.appliedIndex), dash(s.leader),
-          s.supervisorPid === undefined ? '-' : `${s.supervisorPid}${pidAlive(s.supervisorPid) ? '' : ' (gone)'}`])]), '',
+          s.supervisorPid === undefined ? '-' : `${s.supervisorPid}${pidAlive(s.supervisorPid) ? '' : ' (gone)'}`, storageCell(s.storage)])]), '',
     ];
+    // The reasons, which do not fit a cell.
+    for (const s of status.stores) {
+      if (s.failure !== undefined) out.push(`store ${s.id}: raft storage failed: ${s.failure}`);
+      if (s.storage?.alarm !== undefined) out.push(`store ${s.id}: storage alarm: ${s.storage.alarm}`);
+    }
+    if (status.stores.some((s) => s.failure !== undefined || s.storage?.alarm !== undefined)) out.push('');
     if (status.apis.length > 0) {
       out.push(table([['API', 'URL', 'PID', 'ALIVE', 'READY', 'DETAIL'],
         ...status.apis.map((a) => [a.name, a.url, dash(a.pid), a.alive ? 'yes' : 'no', a.ready ? 'yes' : 'no', a.detail])]), '');
