@@ -4,7 +4,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { admittedUnderAlarm, alarmReason, StorageQuota } from '../../../deploy/storage-quota.ts';
+import { storageCell } from '../../../deploy/roles/cluster.ts';
+import { admittedUnderAlarm, alarmReason, parseByteSize, StorageQuota } from '../../../deploy/storage-quota.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 import type { TempDir } from '../../support/temp-dir.ts';
 
@@ -59,5 +60,16 @@ describe('StorageQuota', () => {
   it('admits only what cannot grow the store while raised', () => {
     expect(['create', 'update', 'delete', 'expireTokens', 'noop'].filter((type) => admittedUnderAlarm({ type } as never))).toEqual(['delete', 'expireTokens', 'noop']);
     expect(alarmReason('m', 10, 10, 5, 5)).toBeUndefined();
+  });
+
+  it('parses byte flags with binary suffixes and shows usage in cluster status', () => {
+    expect(parseByteSize('0', '--q')).toBe(0);
+    expect(parseByteSize('64Mi', '--q')).toBe(64 * 1024 ** 2);
+    expect(parseByteSize('2Gi', '--q')).toBe(2 * 1024 ** 3);
+    expect(() => parseByteSize('2GB', '--q')).toThrow(/--q must be a byte count/);
+    expect(() => parseByteSize('-1', '--q')).toThrow(/--q must be a byte count/);
+    expect(storageCell(undefined)).toBe('-');
+    expect(storageCell({ usedBytes: 12 * 1024 ** 2, quotaBytes: 2 * 1024 ** 3, freeBytes: 3 * 1024 ** 2, reserveBytes: 64 * 1024 ** 2, alarm: 'under its reserve' }))
+      .toBe('12.0MiB/2.0GiB 3.0MiB free ALARM');
   });
 });
