@@ -11,6 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFailedExitCode } from '../../deploy/roles/store.ts';
+import { pidAlive } from '../../deploy/roles/cluster.ts';
 import { backoffDelayMs, defaultRestartExitCode, parseSuperviseArgs } from '../../deploy/roles/supervise.ts';
 import { repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
@@ -45,19 +46,6 @@ interface Supervised {
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
-  } catch {
-    return true;
-  }
-}
 
 describe('kstore supervise', () => {
   let dir: TempDir;
@@ -74,7 +62,7 @@ describe('kstore supervise', () => {
   afterAll(async () => {
     for (const run of started) {
       if (run.exit === undefined) run.process.kill('SIGKILL');
-      for (const pid of childPids(run)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      for (const pid of childPids(run)) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
     }
     await dir.remove();
   });
@@ -123,7 +111,7 @@ describe('kstore supervise', () => {
     expect(await exited(run)).toEqual({ code: 0, signal: null });
     expect(run.stdout).toContain('child stopping');
     expect(run.stderr).toMatch(/SIGTERM: forwarded to pid \d+/);
-    for (const pid of pids) expect(alive(pid), `child pid ${pid}`).toBe(false);
+    for (const pid of pids) expect(pidAlive(pid), `child pid ${pid}`).toBe(false);
     expect(attempts(run)).toBe(3);
   });
 

@@ -6,50 +6,28 @@
 // as a caught-up follower — all without running `cluster up` again. Mounting needs root (CI runs
 // as root here); elsewhere the test is skipped. afterAll runs `cluster down`, SIGKILLs any pid
 // left, and unmounts the disks.
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pidAlive } from '../../deploy/roles/cluster.ts';
 import type { ClusterFile, ClusterStatus } from '../../deploy/roles/cluster.ts';
+import { runKstoreCli } from '../support/kstore-cli.ts';
 import { storeFailedExitCode } from '../../deploy/roles/store.ts';
 import { StoreClient } from '../../deploy/store-client.ts';
-import { repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { createNamespaceCommand, createRegisterCommand } from './configmap-register.ts';
 import { canMountSmallDisks, fillDisk, SmallDisks } from './small-disk.ts';
 
-const kstore = path.join(repoRoot, 'deploy', 'kstore.mjs');
 /** Above the stores' default 64 MiB reserve, so the space alarm stays down until the fill. */
 const diskBytes = 160 * 1024 * 1024;
 const mountable = await canMountSmallDisks();
 
-function run(args: readonly string[], timeoutMs = 150_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [kstore, ...args], { cwd: '/', timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
-  });
-}
+const run = runKstoreCli;
 
-/** Whether `pid` runs (a zombie, exited but not reaped, does not). */
-function alive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
-  } catch {
-    return true;
-  }
-}
 
 describe.skipIf(!mountable)('kstore cluster up restarts a store that exits 75', () => {
   let dir: TempDir | undefined;
@@ -59,7 +37,7 @@ describe.skipIf(!mountable)('kstore cluster up restarts a store that exits 75', 
   afterAll(async () => {
     if (dir === undefined) return;
     await run(['cluster', 'down', '--data-dir', dir.path]);
-    for (const pid of seenPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of seenPids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
     await disks?.cleanup();
     await dir.remove();
   }, 60_000);
@@ -129,7 +107,7 @@ describe.skipIf(!mountable)('kstore cluster up restarts a store that exits 75', 
       // Restarted by the same supervisor, without `cluster up`: the store process is a new one.
       expect(member.supervisorPid).toBe(follower.supervisorPid);
       expect(member.pid).not.toBe(follower.pid);
-      expect(alive(follower.pid)).toBe(false);
+      expect(pidAlive(follower.pid)).toBe(false);
       expect(recovered.stores.filter((m) => m.role === 'leader')).toHaveLength(1);
       expect(clusterFile().stores.find((s) => s.id === follower.id)!.pid).toBe(follower.supervisorPid);
     } finally {
@@ -140,6 +118,6 @@ describe.skipIf(!mountable)('kstore cluster up restarts a store that exits 75', 
     // down stops the supervisors and their stores.
     const down = await run(['cluster', 'down', '--data-dir', dataDir]);
     expect(down.code, down.stderr).toBe(0);
-    for (const pid of seenPids) expect(alive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of seenPids) expect(pidAlive(pid), `pid ${pid}`).toBe(false);
   });
 });

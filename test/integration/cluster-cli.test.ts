@@ -3,13 +3,15 @@
 // data dir; status JSON; kubectl through admin.kubeconfig; down leaves no process; a second up
 // on the same dir keeps the data. afterAll runs `cluster down` and SIGKILLs any pid left in
 // cluster.json.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki } from '../../deploy/pki.ts';
+import { pidAlive } from '../../deploy/roles/cluster.ts';
 import type { ClusterFile, ClusterStatus } from '../../deploy/roles/cluster.ts';
+import { runKstoreCli } from '../support/kstore-cli.ts';
 import { freePort } from '../support/free-port.ts';
 import { repoRoot } from '../support/kstore-process.ts';
 import { Kubectl, describeResult } from '../support/kubectl.ts';
@@ -21,35 +23,8 @@ const kstore = path.join(repoRoot, 'deploy', 'kstore.mjs');
 const apiRoleLanded = existsSync(path.join(repoRoot, 'deploy', 'roles', 'api.ts'));
 const apis = apiRoleLanded ? 2 : 0;
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+const run = runKstoreCli;
 
-function run(args: readonly string[], timeoutMs = 150_000): Promise<Run> {
-  return new Promise((resolve) => {
-    // From another cwd on purpose: kstore must find itself relative to its module.
-    execFile(process.execPath, [kstore, ...args], { cwd: '/', timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
-  });
-}
-
-function alive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
-  } catch {
-    return true;
-  }
-}
 
 function pidsOf(file: ClusterFile): number[] {
   return [...file.apis.map((a) => a.pid), ...file.stores.map((s) => s.pid), ...file.nats.map((n) => n.pid)].filter((pid): pid is number => pid !== undefined);
@@ -78,7 +53,7 @@ describe('kstore cluster up|status|down', () => {
     await run(['cluster', 'down', '--data-dir', dir.path]);
     if (existsSync(path.join(dir.path, 'cluster.json'))) for (const pid of pidsOf(clusterFile())) seenPids.add(pid);
     for (const pid of seenPids) {
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
+      if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
     }
     await dir.remove();
   }, 60_000);
@@ -88,7 +63,7 @@ describe('kstore cluster up|status|down', () => {
     expect(first.nats).toHaveLength(3);
     expect(first.stores.map((s) => s.id)).toEqual(['s1', 's2', 's3']);
     expect(first.apis).toHaveLength(apis);
-    for (const pid of pidsOf(first)) expect(alive(pid)).toBe(true);
+    for (const pid of pidsOf(first)) expect(pidAlive(pid)).toBe(true);
 
     // A second up on a live cluster refuses and starts nothing.
     const refused = await run(['cluster', 'up', '--data-dir', dir.path, '--apis', String(apis)]);
@@ -139,7 +114,7 @@ describe('kstore cluster up|status|down', () => {
 
     const down = await run(['cluster', 'down', '--data-dir', dir.path]);
     expect(down.code, down.stderr).toBe(0);
-    for (const pid of pidsOf(clusterFile())) expect(alive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of pidsOf(clusterFile())) expect(pidAlive(pid), `pid ${pid}`).toBe(false);
     const stopped = await status();
     expect(stopped.healthy).toBe(false);
     expect(stopped.stores.every((m) => m.role === 'unreachable' && !m.alive)).toBe(true);
@@ -161,7 +136,7 @@ describe('kstore cluster up|status|down', () => {
     }
 
     expect((await run(['cluster', 'down', '--data-dir', dir.path])).code).toBe(0);
-    for (const pid of pidsOf(second)) expect(alive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of pidsOf(second)) expect(pidAlive(pid), `pid ${pid}`).toBe(false);
   });
 });
 
@@ -174,7 +149,7 @@ describe('kstore cluster up that fails', () => {
     await run(['cluster', 'down', '--data-dir', dir.path]);
     const file = path.join(dir.path, 'cluster.json');
     if (existsSync(file)) {
-      for (const pid of pidsOf(JSON.parse(readFileSync(file, 'utf8')) as ClusterFile)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      for (const pid of pidsOf(JSON.parse(readFileSync(file, 'utf8')) as ClusterFile)) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
     }
     await dir.remove();
   }, 60_000);
@@ -188,7 +163,7 @@ describe('kstore cluster up that fails', () => {
     expect(result.stderr).toMatch(/events-max-age|duration/i);
     const file = JSON.parse(readFileSync(path.join(dir.path, 'cluster.json'), 'utf8')) as ClusterFile;
     expect(file.nats).toHaveLength(3);
-    for (const pid of pidsOf(file)) expect(alive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of pidsOf(file)) expect(pidAlive(pid), `pid ${pid}`).toBe(false);
   });
 });
 
@@ -205,7 +180,7 @@ describe('kstore cluster status and down with API replica entries', () => {
     await run(['cluster', 'down', '--data-dir', dir.path]);
     const file = path.join(dir.path, 'cluster.json');
     const pids = existsSync(file) ? pidsOf(JSON.parse(readFileSync(file, 'utf8')) as ClusterFile) : [];
-    for (const pid of [...pids, serverPid]) if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of [...pids, serverPid]) if (pid !== undefined && pidAlive(pid)) process.kill(pid, 'SIGKILL');
     await dir.remove();
   }, 60_000);
 
@@ -240,7 +215,7 @@ describe('kstore cluster status and down with API replica entries', () => {
     expect(unhealthy.stdout).toMatch(/a2 .* no /);
 
     expect((await run(['cluster', 'down', '--data-dir', dir.path])).code).toBe(0);
-    expect(alive(serverPid)).toBe(false);
-    for (const pid of pidsOf(file)) expect(alive(pid), `pid ${pid}`).toBe(false);
+    expect(pidAlive(serverPid)).toBe(false);
+    for (const pid of pidsOf(file)) expect(pidAlive(pid), `pid ${pid}`).toBe(false);
   });
 });
