@@ -2,6 +2,7 @@
 // The fixtures (./fixtures/protobuf-codec-golden.json) were produced by the codec as it was when
 // its messages came from hand-written proto tables (api/codecs/k8s-types*.ts, commit 49dec8c),
 // before it was moved onto the generated kind descriptions, and are kept byte for byte:
+// - `protobufKinds`: the apiVersion/kind pairs that codec spoke protobuf for;
 // - `objects`: rich objects in the JSON shape kube-apiserver serves (a Pod with containers, every
 //   volume source, probes with their inline handlers, quantities and int-or-string ports; Node,
 //   Service, Endpoints, both Events, Namespace, ConfigMap with managed fields, Secret,
@@ -15,15 +16,24 @@
 // Only fields of the Kubernetes 1.33 API are in the fixtures.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeProtobufObject, decodeProtobufWatchEvents, encodeProtobufObject, encodeProtobufWatchEvent } from '../../../api/codecs/protobuf.ts';
+import {
+  decodeProtobufObject, decodeProtobufWatchEvents, encodeProtobufObject, encodeProtobufWatchEvent, protobufKinds,
+} from '../../../api/codecs/protobuf.ts';
 
 interface GoldenFixtures {
+  readonly protobufKinds: readonly string[];
   readonly objects: readonly { readonly name: string; readonly object: Record<string, unknown>; readonly protobuf: string }[];
   readonly watchEvent: { readonly type: string; readonly objectName: string; readonly protobuf: string };
   readonly zeroFilled: readonly { readonly apiVersion: string; readonly kind: string; readonly protobuf: string; readonly decoded: Record<string, unknown> }[];
 }
 
 const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden.json', import.meta.url), 'utf8')) as GoldenFixtures;
+
+describe('protobuf codec: kinds', () => {
+  it('speaks protobuf for the same apiVersion/kind pairs', () => {
+    expect([...protobufKinds()].sort()).toEqual(golden.protobufKinds);
+  });
+});
 
 describe('protobuf codec: rich objects encode to their golden bytes and decode back', () => {
   it.each(golden.objects.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
