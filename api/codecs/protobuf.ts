@@ -2,24 +2,20 @@
 // kstore serves: the 4-byte "k8s\0" prefix plus runtime.Unknown envelope, and the conversion
 // between protobuf messages and the JSON shape kube-apiserver produces for the same object.
 //
-// Why hand-assembled: there is no code generation step. The message definitions live as proto2
-// text in ./k8s-types.ts, with field numbers copied from Kubernetes' generated.proto files (cited
-// there), and protobufjs builds the codecs at runtime. The JSON mapping is a reflective walk over
-// those definitions that applies Go's rules: camelCase JSON names (equal to the proto field names
-// here), metav1.Time as RFC 3339 seconds, MicroTime with 6 fractional digits, bytes as base64,
-// int64 as a number, FieldsV1 as the JSON object it carries, resource.Quantity as its string,
-// embedded Go structs (json ",inline", listed in inlineFields) merged into the enclosing object,
-// and zero values dropped unless Go keeps them (pointer or non-omitempty fields, keepZeroFields).
+// The messages are built from the generated kind descriptions (./protobuf-messages.ts). The JSON
+// mapping is a reflective walk over them that applies Go's rules: JSON names from the
+// descriptions, metav1.Time as RFC 3339 seconds, MicroTime with 6 fractional digits, bytes as
+// base64, int64 as a number, FieldsV1 as the JSON object it carries, resource.Quantity as its
+// string, a wrapped string list (ExtraValue) as a plain array, embedded Go structs (json
+// ",inline") merged into the enclosing object, and zero values dropped unless Go keeps them
+// (pointer or non-omitempty fields).
 // Watch streams are framed as kube frames them: each event a 4-byte big-endian length and a
 // metav1.WatchEvent whose object.raw is the object's own prefixed envelope.
 import protobuf from 'protobufjs';
 import type { Field, Type } from 'protobufjs';
 import { scanJson } from '../json-text.ts';
 import { nestingDepthMax } from '../request-limits.ts';
-import {
-  fieldsV1Message, inlineFields, intOrStringMessage, keepZeroFields, kindMessages, microTimeMessage, protoSources, quantityMessage,
-  timeMessage, unknownMessage, watchEventMessage,
-} from './k8s-types.ts';
+import { fieldJsonFacts, jsonFormOf, kindMessageType, protobufKindNames, unknownType, watchEventType } from './protobuf-messages.ts';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 /** The Content-Type of a protobuf watch response, as kube-apiserver writes it. */
@@ -40,17 +36,6 @@ export class ProtobufEncodeError extends Error {
 
 type JsonObject = Record<string, unknown>;
 
-const root = buildRoot();
-const unknownType = root.lookupType(unknownMessage);
-const watchEventType = root.lookupType(watchEventMessage);
-
-function buildRoot(): protobuf.Root {
-  const built = new protobuf.Root();
-  for (const source of protoSources) protobuf.parse(source.text, built, { keepCase: true });
-  built.resolveAll();
-  return built;
-}
-
 /** True for application/vnd.kubernetes.protobuf, with or without parameters. */
 export function isProtobufMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
@@ -59,12 +44,12 @@ export function isProtobufMediaType(contentType: string | undefined): boolean {
 
 /** The supported "apiVersion/kind" pairs, e.g. "v1/ConfigMap", "coordination.k8s.io/v1/Lease". */
 export function protobufKinds(): string[] {
-  return [...kindMessages.keys()];
+  return protobufKindNames();
 }
 
 /** True when objects of this apiVersion and kind can be encoded and decoded as protobuf. */
 export function isProtobufKind(apiVersion: string, kind: string): boolean {
-  return kindMessages.has(`${apiVersion}/${kind}`);
+  return kindMessageType(apiVersion, kind) !== undefined;
 }
 
 // ---- decoding: wire bytes → JSON shape ----
@@ -77,11 +62,10 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   const envelope = decodeMessage(unknownType, body.subarray(PREFIX.length), 'runtime.Unknown');
   const { apiVersion, kind } = envelopeTypeMeta(envelope);
   checkEnvelopeEncoding(envelope);
-  const messageName = kindMessages.get(`${apiVersion}/${kind}`);
-  if (messageName === undefined) {
+  const type = kindMessageType(apiVersion, kind);
+  if (type === undefined) {
     throw new ProtobufDecodeError(`no protobuf definition for kind "${kind}" in version "${apiVersion}"`);
   }
-  const type = root.lookupType(messageName);
   const raw = envelope['raw'];
   const message = decodeMessage(type, typeof raw === 'string' ? Buffer.from(raw, 'base64') : Buffer.alloc(0), kind);
   return { apiVersion, kind, ...messageToJson(type, message) };
@@ -118,17 +102,17 @@ function checkEnvelopeEncoding(envelope: JsonObject): void {
 
 /** One decoded message (protobufjs plain object, present fields only) → its JSON shape. */
 function messageToJson(type: Type, value: JsonObject): JsonObject {
-  const keepZero = keepZeroFields.get(qualifiedName(type));
-  const inline = inlineFields.get(qualifiedName(type));
   const json: JsonObject = {};
   for (const field of type.fieldsArray) {
-    const embedded = inline?.has(field.name) ? messageTypeOf(field) : undefined;
+    const facts = fieldJsonFacts(field);
+    const embedded = facts.inline ? messageTypeOf(field) : undefined;
     if (embedded !== undefined) {
       Object.assign(json, messageToJson(embedded, (value[field.name] ?? {}) as JsonObject));
       continue;
     }
-    const converted = fieldToJson(field, value[field.name], keepZero?.has(field.name) ?? false);
-    if (converted !== undefined) json[field.name] = converted;
+    if (facts.json === undefined) continue;
+    const converted = fieldToJson(field, value[field.name], facts.keepZero);
+    if (converted !== undefined) json[facts.json] = converted;
   }
   return json;
 }
@@ -154,12 +138,22 @@ function mapToJson(field: Field, value: JsonObject): JsonObject | undefined {
 function valueToJson(field: Field, value: unknown): unknown {
   const type = messageTypeOf(field);
   if (type === undefined) return value;
-  const name = qualifiedName(type);
-  if (name === timeMessage || name === microTimeMessage) return timeToJson(value as JsonObject, name === microTimeMessage);
-  if (name === fieldsV1Message) return fieldsV1ToJson(value as JsonObject);
-  if (name === intOrStringMessage) return intOrStringToJson(value as JsonObject);
-  if (name === quantityMessage) return quantityToJson(value as JsonObject);
-  return messageToJson(type, value as JsonObject);
+  const form = jsonFormOf(type);
+  switch (form) {
+    case undefined: return messageToJson(type, value as JsonObject);
+    case 'time': case 'microTime': return timeToJson(value as JsonObject, form === 'microTime');
+    case 'fieldsV1': return fieldsV1ToJson(value as JsonObject);
+    case 'intOrString': return intOrStringToJson(value as JsonObject);
+    case 'quantity': return quantityToJson(value as JsonObject);
+    case 'array': return arrayToJson(value as JsonObject);
+    default: throw new ProtobufDecodeError(`${field.name}: no JSON mapping for ${qualifiedName(type)} (${form})`);
+  }
+}
+
+/** A Go named slice wrapped in a message (authentication's and authorization's ExtraValue): its items. */
+function arrayToJson(value: JsonObject): unknown[] {
+  const items = value['items'];
+  return Array.isArray(items) ? items : [];
 }
 
 /** intstr.IntOrString: type 0 is intVal (0 included), type 1 strVal, as its JSON marshaller writes. */
@@ -211,11 +205,11 @@ function fieldsV1ToJson(value: JsonObject): unknown {
 export function encodeProtobufObject(object: Record<string, unknown>): Buffer {
   const apiVersion = typeof object['apiVersion'] === 'string' ? object['apiVersion'] : '';
   const kind = typeof object['kind'] === 'string' ? object['kind'] : '';
-  const messageName = kindMessages.get(`${apiVersion}/${kind}`);
-  if (messageName === undefined) {
+  const type = kindMessageType(apiVersion, kind);
+  if (type === undefined) {
     throw new ProtobufEncodeError(`no protobuf definition for kind "${kind}" in version "${apiVersion}"`);
   }
-  const raw = encodeMessage(root.lookupType(messageName), object);
+  const raw = encodeMessage(type, object);
   // Written like Go's runtime.Unknown marshaller: contentEncoding and contentType present and empty.
   const envelope = encodeMessage(unknownType, { typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' });
   return Buffer.concat([PREFIX, envelope]);
@@ -262,16 +256,17 @@ function encodeMessage(type: Type, json: JsonObject): Uint8Array {
 
 /** JSON → a plain object protobufjs' fromObject accepts (times split, FieldsV1 serialized). */
 function messageFromJson(type: Type, json: JsonObject): JsonObject {
-  const inline = inlineFields.get(qualifiedName(type));
   const plain: JsonObject = {};
   for (const field of type.fieldsArray) {
-    const embedded = inline?.has(field.name) ? messageTypeOf(field) : undefined;
+    const facts = fieldJsonFacts(field);
+    const embedded = facts.inline ? messageTypeOf(field) : undefined;
     if (embedded !== undefined) {
       // Go always writes an embedded struct, so the message is present even when empty.
       plain[field.name] = messageFromJson(embedded, json);
       continue;
     }
-    const value = json[field.name];
+    if (facts.json === undefined) continue;
+    const value = json[facts.json];
     if (value === null && isTimeField(field)) plain[field.name] = {}; // null is Go's zero time, written as an empty Time
     if (value === undefined || value === null) continue;
     plain[field.name] = fieldFromJson(field, value);
@@ -294,12 +289,18 @@ function fieldFromJson(field: Field, value: unknown): unknown {
 function valueFromJson(field: Field, value: unknown): unknown {
   const type = messageTypeOf(field);
   if (type === undefined) return value;
-  const name = qualifiedName(type);
-  if (name === timeMessage || name === microTimeMessage) return timeFromJson(field, value);
-  if (name === fieldsV1Message) return { Raw: Buffer.from(JSON.stringify(value), 'utf8') };
-  if (name === intOrStringMessage) return typeof value === 'string' ? { type: 1, intVal: 0, strVal: value } : { type: 0, intVal: Number(value), strVal: '' };
-  if (name === quantityMessage) return quantityFromJson(field, value);
-  return messageFromJson(type, expectObject(field, value));
+  const form = jsonFormOf(type);
+  switch (form) {
+    case undefined: return messageFromJson(type, expectObject(field, value));
+    case 'time': case 'microTime': return timeFromJson(field, value);
+    case 'fieldsV1': return { Raw: Buffer.from(JSON.stringify(value), 'utf8') };
+    case 'intOrString': return typeof value === 'string' ? { type: 1, intVal: 0, strVal: value } : { type: 0, intVal: Number(value), strVal: '' };
+    case 'quantity': return quantityFromJson(field, value);
+    case 'array':
+      if (!Array.isArray(value)) throw new ProtobufEncodeError(`${field.name}: expected a list`);
+      return { items: value };
+    default: throw new ProtobufEncodeError(`${field.name}: no JSON mapping for ${qualifiedName(type)} (${form})`);
+  }
 }
 
 /** A Quantity is a string in JSON; a bare number (kube's unmarshaller accepts one) is its text. */
@@ -331,8 +332,8 @@ function expectObject(field: Field, value: unknown): JsonObject {
 
 function isTimeField(field: Field): boolean {
   const type = messageTypeOf(field);
-  const name = type === undefined ? '' : qualifiedName(type);
-  return !field.repeated && !field.map && (name === timeMessage || name === microTimeMessage);
+  const form = type === undefined ? undefined : jsonFormOf(type);
+  return !field.repeated && !field.map && (form === 'time' || form === 'microTime');
 }
 
 function messageTypeOf(field: Field): Type | undefined {

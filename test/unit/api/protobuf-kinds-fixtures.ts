@@ -1,4 +1,4 @@
-// Rich objects of the kinds whose protobuf messages live in api/codecs/k8s-types-*.ts, in the
+// Rich objects of the kinds kstore speaks in protobuf (Kubernetes 1.33 fields only), in the
 // JSON shape kube-apiserver serves (omitempty zero values absent; pointer and non-omitempty zero
 // values present), so that JSON → protobuf → JSON must give them back unchanged. Every field
 // family is filled: each VolumeSource, probe handler, affinity kind, status state, ...
@@ -53,7 +53,6 @@ export const volumes = [
       { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
       { serviceAccountToken: { audience: 'api', expirationSeconds: 3607, path: 'token' } },
       { clusterTrustBundle: { signerName: 'example.com/signer', labelSelector, optional: true, path: 'bundle.pem' } },
-      { podCertificate: { signerName: 'example.com/pods', keyType: 'ED25519', maxExpirationSeconds: 86400, credentialBundlePath: 'creds.pem', userAnnotations: { a: 'b' } } },
     ],
     defaultMode: 420,
   } },
@@ -96,7 +95,6 @@ export const container = {
     { name: 'MEM', valueFrom: { resourceFieldRef: { containerName: 'app', resource: 'limits.memory', divisor: '0' } } },
     { name: 'CM', valueFrom: { configMapKeyRef: { name: 'settings', key: 'k', optional: true } } },
     { name: 'SEC', valueFrom: { secretKeyRef: { name: 's', key: 'password' } } },
-    { name: 'FILE', valueFrom: { fileKeyRef: { volumeName: 'scratch', path: 'env', key: 'K', optional: false } } },
   ],
   resources: { limits: { cpu: '500m', memory: '128Mi', 'example.com/gpu': '1' }, requests: { cpu: '250m', memory: '64Mi' }, claims: [{ name: 'gpu', request: 'one' }] },
   resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
@@ -120,7 +118,6 @@ export const container = {
 
 export const initContainer = {
   name: 'init', image: 'busybox', command: ['true'], restartPolicy: 'Always',
-  restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [0, 42] } }],
   lifecycle: { preStop: { httpGet: { path: '/stop', port: 80 } }, postStart: { tcpSocket: { port: 'admin' } } },
   resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'FallbackToLogsOnError', imagePullPolicy: 'Always',
 };
@@ -142,9 +139,9 @@ const containerStatus = {
   containerID: 'containerd://b',
   allocatedResources: { cpu: '250m' },
   resources: { limits: { cpu: '500m' }, requests: { cpu: '250m' } },
-  volumeMounts: [{ name: 'image', mountPath: '/img', readOnly: true, recursiveReadOnly: 'Disabled', volumeStatus: { image: { imageRef: 'sha256:abc' } } }],
+  volumeMounts: [{ name: 'image', mountPath: '/img', readOnly: true, recursiveReadOnly: 'Disabled' }],
   user: { linux: { uid: 0, gid: 0, supplementalGroups: [10, 20] } },
-  allocatedResourcesStatus: [{ name: 'claim:gpu', resources: [{ resourceID: 'gpu-0', health: 'Healthy', message: '' }] }],
+  allocatedResourcesStatus: [{ name: 'claim:gpu', resources: [{ resourceID: 'gpu-0', health: 'Healthy' }] }],
   stopSignal: 'SIGKILL',
 };
 
@@ -190,7 +187,6 @@ export const richPod = {
     schedulingGates: [{ name: 'example.com/gate' }],
     resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'gpu-template' }, { name: 'shared', resourceClaimName: 'shared-claim' }],
     resources: { limits: { cpu: '1' }, requests: { cpu: '500m' } },
-    hostnameOverride: 'override',
   },
   status: {
     observedGeneration: 2, phase: 'Running',
@@ -206,9 +202,6 @@ export const richPod = {
     ephemeralContainerStatuses: [{ name: 'debugger', ready: false, restartCount: 0, image: 'busybox', imageID: '', state: { running: {} }, lastState: {} }],
     resize: 'InProgress',
     resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'web-0-gpu-x' }, { name: 'shared' }],
-    extendedResourceClaimStatus: { requestMappings: [{ containerName: 'app', resourceName: 'example.com/gpu', requestName: 'r0' }], resourceClaimName: 'ext' },
-    allocatedResources: { cpu: '500m' },
-    resources: { requests: { cpu: '500m' } },
   },
 };
 
@@ -218,7 +211,7 @@ export const richNode = {
     podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24', 'fd00:10:244:1::/64'], providerID: 'kind://docker/n1', unschedulable: true,
     taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule', timeAdded: time }, { key: 'k', value: 'v', effect: 'NoExecute' }],
     configSource: { configMap: { namespace: 'kube-system', name: 'kubelet', uid: 'c-1', resourceVersion: '3', kubeletConfigKey: 'kubelet' } },
-    externalID: 'ext', podPreemptionPolicy: { disableResizePreemption: ['cpu'] },
+    externalID: 'ext',
   },
   status: {
     capacity: { cpu: '8', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' },
@@ -244,7 +237,6 @@ export const richNode = {
     },
     runtimeHandlers: [{ name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: false } }, { name: 'runc' }],
     features: { supplementalGroupsPolicy: true },
-    declaredFeatures: ['InPlacePodVerticalScaling'],
   },
 };
 
