@@ -73,8 +73,8 @@ function childSchema(schema: JsonSchema, flavor: OpenApiFlavor, named: NamedDefi
 
 /**
  * Converts one ajv schema node to OpenAPI: nullable types, kube's date-time format, no `false`
- * additionalProperties, IntOrString and Quantity as kube publishes them, the required fields and
- * x-kubernetes-* list extensions. With `named`, nested named types become references, collected there.
+ * additionalProperties, IntOrString and Quantity as kube publishes them, string enums' values, the
+ * required fields and x-kubernetes-* list extensions. With `named`, nested named types become references, collected there.
  */
 export function toOpenApiSchema(schema: JsonSchema, flavor: OpenApiFlavor, named?: NamedDefinitions): OpenApiObject {
   const result: OpenApiObject = {};
@@ -95,6 +95,7 @@ export function toOpenApiSchema(schema: JsonSchema, flavor: OpenApiFlavor, named
     result['type'] = schema.type;
   }
   if (schema.format !== undefined) result['format'] = schema.format === 'date-time-or-empty' ? 'date-time' : schema.format;
+  if (schema.enumValues !== undefined) result['enum'] = [...schema.enumValues];
   if (schema.items !== undefined) result['items'] = childSchema(schema.items, flavor, named);
   if (schema.properties !== undefined) {
     result['properties'] = Object.fromEntries(Object.entries(schema.properties)

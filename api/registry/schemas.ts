@@ -31,6 +31,12 @@ export interface JsonSchema {
    * documents publish it once under that name and refer to it; ajv ignores it.
    */
   definition?: string | undefined;
+  /**
+   * The values of a string enum (a Go string type marked +enum): published as the OpenAPI `enum`
+   * (kubectl explain lists them), not enforced by ajv: kube checks them in validation (422), and
+   * a value newer than this server is not a decode error.
+   */
+  enumValues?: readonly string[];
   /** kube's list and map extensions, published as they are in OpenAPI v2 and v3. */
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: readonly string[];
