@@ -1,16 +1,24 @@
 // Owns: the resource registry's data: every served kind as one entry (group, version,
 // resource, kind, scope, short names, verbs, name rules, table columns, JSON schema).
-// Adding a kind is one entry here plus its schema in schemas.ts; handlers are generic.
+// Adding a kind is one entry here; its schema is built from its generated description
+// (schema-from-description.ts); handlers are generic.
 import type { KubeObject } from '../../actors/index.ts';
 import { coreEventFieldSelectors, coreToEventsV1, coreViewOf, eventsV1FieldSelectors, eventsV1ToCore } from './event-conversion.ts';
-import { kindSchemas } from './schemas.ts';
 import type { JsonSchema } from './schemas.ts';
-import { workloadKindSchemas } from './schemas-workloads.ts';
-import { rbacKindSchemas } from './schemas-rbac.ts';
+import { SchemaBuilder, schemaOfKind } from './schema-from-description.ts';
+import type { MessageName } from './kind-description.ts';
 import {
   endpointsCell, eventSummary, formatLabels, nested as path, nodeAddress, nodeInfo, nodeRoles, nodeStatus, podIp, podReadinessGates, podSummary,
   serviceClusterIp, serviceExternalIp, servicePorts, stringOf, bindingSubjects, roleRefCell,
 } from './printers.ts';
+
+/** One builder for every served kind, so the kinds share their definitions (one per name in OpenAPI). */
+const schemaBuilder = new SchemaBuilder();
+
+/** A kind's schema, built from its generated description (api/registry/generated). */
+function schemaOf(message: MessageName): JsonSchema {
+  return schemaOfKind(message, schemaBuilder);
+}
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -157,7 +165,7 @@ export const servedKinds: readonly ResourceKind[] = [
     nameRule: 'dns1123Label',
     columns: [{ name: 'Status', type: 'string', description: 'The phase of the namespace', priority: 0,
       cell: (o) => stringCell(nested(o, 'status', 'phase')) }],
-    schema: kindSchemas.Namespace,
+    schema: schemaOf('k8s.io.api.core.v1.Namespace'),
   },
   {
     group: '', version: 'v1', resource: 'configmaps', singular: 'configmap', kind: 'ConfigMap',
@@ -165,7 +173,7 @@ export const servedKinds: readonly ResourceKind[] = [
     nameRule: 'dns1123Subdomain',
     columns: [{ name: 'Data', type: 'integer', description: 'Number of entries in data and binaryData', priority: 0,
       cell: (o) => dataCount(o) }],
-    schema: kindSchemas.ConfigMap,
+    schema: schemaOf('k8s.io.api.core.v1.ConfigMap'),
   },
   {
     group: '', version: 'v1', resource: 'secrets', singular: 'secret', kind: 'Secret',
@@ -178,7 +186,7 @@ export const servedKinds: readonly ResourceKind[] = [
         cell: (o) => dataCount(o) },
     ],
     fieldSelectors: { type: (o) => stringCell(o['type']) },
-    schema: kindSchemas.Secret,
+    schema: schemaOf('k8s.io.api.core.v1.Secret'),
   },
   {
     group: '', version: 'v1', resource: 'serviceaccounts', singular: 'serviceaccount', kind: 'ServiceAccount',
@@ -186,7 +194,7 @@ export const servedKinds: readonly ResourceKind[] = [
     nameRule: 'dns1123Subdomain',
     columns: [{ name: 'Secrets', type: 'integer', description: 'Number of secrets', priority: 0,
       cell: (o) => (Array.isArray(o['secrets']) ? o['secrets'].length : 0) }],
-    schema: kindSchemas.ServiceAccount,
+    schema: schemaOf('k8s.io.api.core.v1.ServiceAccount'),
   },
   {
     group: '', version: 'v1', resource: 'events', singular: 'event', kind: 'Event',
@@ -195,7 +203,7 @@ export const servedKinds: readonly ResourceKind[] = [
     tableLayout: 'columnsOnly',
     columns: coreEventColumns,
     fieldSelectors: coreEventFieldSelectors,
-    schema: kindSchemas.Event,
+    schema: schemaOf('k8s.io.api.core.v1.Event'),
   },
   {
     group: '', version: 'v1', resource: 'pods', singular: 'pod', kind: 'Pod',
@@ -235,7 +243,7 @@ export const servedKinds: readonly ResourceKind[] = [
       'status.podIP': (o) => stringOf(path(o, 'status', 'podIPs', 0, 'ip') ?? path(o, 'status', 'podIP')),
       'status.nominatedNodeName': (o) => stringOf(path(o, 'status', 'nominatedNodeName')),
     },
-    schema: workloadKindSchemas.Pod,
+    schema: schemaOf('k8s.io.api.core.v1.Pod'),
   },
   {
     group: '', version: 'v1', resource: 'nodes', singular: 'node', kind: 'Node',
@@ -256,7 +264,7 @@ export const servedKinds: readonly ResourceKind[] = [
       { name: 'Container-Runtime', type: 'string', description: 'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).', priority: 1, cell: (o) => nodeInfo(o, 'containerRuntimeVersion') },
     ],
     fieldSelectors: { 'spec.unschedulable': (o) => String(path(o, 'spec', 'unschedulable') === true) },
-    schema: workloadKindSchemas.Node,
+    schema: schemaOf('k8s.io.api.core.v1.Node'),
   },
   {
     group: '', version: 'v1', resource: 'services', singular: 'service', kind: 'Service',
@@ -282,14 +290,14 @@ export const servedKinds: readonly ResourceKind[] = [
       'spec.clusterIP': (o) => stringOf(path(o, 'spec', 'clusterIP')),
       'spec.type': (o) => stringOf(path(o, 'spec', 'type')),
     },
-    schema: workloadKindSchemas.Service,
+    schema: schemaOf('k8s.io.api.core.v1.Service'),
   },
   {
     group: '', version: 'v1', resource: 'endpoints', singular: 'endpoints', kind: 'Endpoints',
     namespaced: true, shortNames: ['ep'], categories: [], verbs: standardVerbs,
     nameRule: 'dns1123Subdomain',
     columns: [{ name: 'Endpoints', type: 'string', description: 'Endpoints of the service', priority: 0, cell: (o) => endpointsCell(o) }],
-    schema: workloadKindSchemas.Endpoints,
+    schema: schemaOf('k8s.io.api.core.v1.Endpoints'),
   },
   {
     group: 'coordination.k8s.io', version: 'v1', resource: 'leases', singular: 'lease', kind: 'Lease',
@@ -297,7 +305,7 @@ export const servedKinds: readonly ResourceKind[] = [
     nameRule: 'dns1123Subdomain',
     columns: [{ name: 'Holder', type: 'string', description: 'The holder of the lease', priority: 0,
       cell: (o) => stringCell(nested(o, 'spec', 'holderIdentity')) }],
-    schema: kindSchemas.Lease,
+    schema: schemaOf('k8s.io.api.coordination.v1.Lease'),
   },
   {
     group: 'events.k8s.io', version: 'v1', resource: 'events', singular: 'event', kind: 'Event',
@@ -308,7 +316,7 @@ export const servedKinds: readonly ResourceKind[] = [
     columns: coreEventColumns.map((column) => ({ ...column, cell: (o, since) => column.cell(coreViewOf(o), since) })),
     fieldSelectors: eventsV1FieldSelectors,
     storage: eventsV1Storage,
-    schema: workloadKindSchemas.EventsV1Event,
+    schema: schemaOf('k8s.io.api.events.v1.Event'),
   },
   ...rbacKinds(),
 ];
@@ -330,10 +338,10 @@ function rbacKinds(): ResourceKind[] {
   ];
   const common = { group: 'rbac.authorization.k8s.io', version: 'v1', shortNames: [], categories: [], verbs: standardVerbs, nameRule: 'pathSegment', tableLayout: 'columnsOnly' } as const;
   return [
-    { ...common, resource: 'clusterrolebindings', singular: 'clusterrolebinding', kind: 'ClusterRoleBinding', namespaced: false, columns: bindingColumns, schema: rbacKindSchemas.ClusterRoleBinding },
-    { ...common, resource: 'clusterroles', singular: 'clusterrole', kind: 'ClusterRole', namespaced: false, columns: [nameColumn, createdAt], schema: rbacKindSchemas.ClusterRole },
-    { ...common, resource: 'rolebindings', singular: 'rolebinding', kind: 'RoleBinding', namespaced: true, columns: bindingColumns, schema: rbacKindSchemas.RoleBinding },
-    { ...common, resource: 'roles', singular: 'role', kind: 'Role', namespaced: true, columns: [nameColumn, createdAt], schema: rbacKindSchemas.Role },
+    { ...common, resource: 'clusterrolebindings', singular: 'clusterrolebinding', kind: 'ClusterRoleBinding', namespaced: false, columns: bindingColumns, schema: schemaOf('k8s.io.api.rbac.v1.ClusterRoleBinding') },
+    { ...common, resource: 'clusterroles', singular: 'clusterrole', kind: 'ClusterRole', namespaced: false, columns: [nameColumn, createdAt], schema: schemaOf('k8s.io.api.rbac.v1.ClusterRole') },
+    { ...common, resource: 'rolebindings', singular: 'rolebinding', kind: 'RoleBinding', namespaced: true, columns: bindingColumns, schema: schemaOf('k8s.io.api.rbac.v1.RoleBinding') },
+    { ...common, resource: 'roles', singular: 'role', kind: 'Role', namespaced: true, columns: [nameColumn, createdAt], schema: schemaOf('k8s.io.api.rbac.v1.Role') },
   ];
 }
 

@@ -115,7 +115,10 @@ describe('kubectl apply --server-side', () => {
     expect(serverSide.data).toEqual({ mode: 'server' });
     // kubectl then rewrites managedFields itself (csaupgrade, a JSON patch kept as given): the
     // client-side entry becomes kubectl's Apply and kubectl-last-applied keeps the annotation.
-    expect(serverSide.metadata.managedFields?.map((entry) => [entry.manager, entry.operation, entry.fieldsV1])).toEqual([
+    // Entries of one operation are ordered by their time in seconds, then by manager (kube's
+    // sortEncodedManagedFields): the two Apply entries may or may not fall in the same second.
+    const byManager = [...(serverSide.metadata.managedFields ?? [])].sort((a, b) => a.manager.localeCompare(b.manager));
+    expect(byManager.map((entry) => [entry.manager, entry.operation, entry.fieldsV1])).toEqual([
       ['kubectl', 'Apply', { 'f:data': { 'f:mode': {} } }],
       ['kubectl-last-applied', 'Apply', { 'f:metadata': { 'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } }],
     ]);

@@ -62,7 +62,7 @@ describe('kubectl with the complete workload schemas', () => {
     const { stdout } = await ok(['explain', 'pod.spec.containers.livenessProbe.httpGet']);
     expect(stdout).toMatch(/KIND:\s+Pod/);
     expect(stdout).toMatch(/FIELD:\s+httpGet\s+<HTTPGetAction>/);
-    expect(stdout).toContain('HTTPGetAction describes an action based on HTTP Get requests.');
+    expect(stdout).toContain('Sends an HTTP GET to the container; a 2xx or 3xx response is success.');
     for (const field of ['host', 'httpHeaders', 'path', 'port', 'scheme']) expect(stdout).toMatch(new RegExp(`^\\s+${field}\\s`, 'm'));
     expect(stdout).toMatch(/^\s+port\s+<IntOrString>\s+-required-/m);
     expect(stdout).toMatch(/^\s+httpHeaders\s+<\[\]HTTPHeader>/m);
@@ -71,8 +71,8 @@ describe('kubectl with the complete workload schemas', () => {
     const spec = await ok(['explain', 'pod.spec']);
     expect(spec.stdout).toMatch(/^\s+containers\s+<\[\]Container>\s+-required-/m);
     expect(spec.stdout).toMatch(/^\s+affinity\s+<Affinity>/m);
-    const node = await ok(['explain', 'node.status.declaredFeatures']);
-    expect(node.stdout).toMatch(/FIELD:\s+declaredFeatures\s+<\[\]string>/);
+    const node = await ok(['explain', 'node.status.runtimeHandlers']);
+    expect(node.stdout).toMatch(/FIELD:\s+runtimeHandlers\s+<\[\]NodeRuntimeHandler>/);
   });
 
   it('kubectl apply --validate=strict refuses a typo deep in a probe, naming it; --validate=warn stores the pod without it', async () => {

@@ -64,7 +64,7 @@ describe('numbers', () => {
     expect(numberLiteralProblem(pods, ['spec', 'containers', 0, 'ports', 0, 'containerPort'], '2147483648'))
       .toBe('json: cannot unmarshal number 2147483648 into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32');
     expect(numberLiteralProblem(leases, ['spec', 'leaseDurationSeconds'], '1e400'))
-      .toBe('json: cannot unmarshal number 1e400 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int64');
+      .toBe('json: cannot unmarshal number 1e400 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32');
     expect(numberLiteralProblem(events, ['count'], '2.5')).toBe('json: cannot unmarshal number 2.5 into Go struct field Event.count of type int32');
     // Unknown fields and free-form values are not typed: Go skips them.
     expect(numberLiteralProblem(configMaps, ['bogus'], '1e400')).toBeUndefined();

@@ -11,8 +11,7 @@ import { builtMessageType, fieldJsonFacts } from '../../../api/codecs/protobuf-m
 import { openApiV2Document, openApiV3Document } from '../../../api/openapi.ts';
 import { servedKinds } from '../../../api/registry/kinds.ts';
 import type { JsonSchema } from '../../../api/registry/schemas.ts';
-import { kindSchemas } from '../../../api/registry/schemas.ts';
-import { workloadKindSchemas } from '../../../api/registry/schemas-workloads.ts';
+import { schemaOfKind } from '../../../api/registry/schema-from-description.ts';
 import { startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
@@ -40,37 +39,6 @@ const specialCheck: Record<string, (schema: JsonSchema) => boolean> = {
 
 const fullName = (type: Type): string => type.fullName.slice(1);
 
-/**
- * Properties the schemas (api/registry/schemas*.ts) accept that Kubernetes 1.33 does not have:
- * fields a later Kubernetes added, which the hand-written protobuf tables also carried before the
- * codec moved onto the generated 1.33 descriptions. Listed by the message whose JSON object holds
- * them, so any other difference still fails; they go when the schemas come from the descriptions.
- */
-const schemaPropertiesNewerThanKubernetes133: Readonly<Record<string, readonly string[]>> = {
-  'k8s.io.api.core.v1.ClusterTrustBundleProjection': ['user'],
-  'k8s.io.api.core.v1.ConfigMapVolumeSource': ['defaultUser'],
-  'k8s.io.api.core.v1.Container': ['restartPolicyRules'],
-  'k8s.io.api.core.v1.DownwardAPIVolumeFile': ['user'],
-  'k8s.io.api.core.v1.DownwardAPIVolumeSource': ['defaultUser'],
-  'k8s.io.api.core.v1.EmptyDirVolumeSource': ['mode'],
-  'k8s.io.api.core.v1.EnvVarSource': ['fileKeyRef'],
-  'k8s.io.api.core.v1.EphemeralContainer': ['restartPolicyRules'],
-  'k8s.io.api.core.v1.GRPCAction': ['mode'],
-  'k8s.io.api.core.v1.HTTPGetAction': ['protocol'],
-  'k8s.io.api.core.v1.KeyToPath': ['user'],
-  'k8s.io.api.core.v1.NodeSpec': ['podPreemptionPolicy'],
-  'k8s.io.api.core.v1.NodeStatus': ['declaredFeatures'],
-  'k8s.io.api.core.v1.PodSpec': ['evictionResponders', 'hostnameOverride', 'schedulingGroup'],
-  'k8s.io.api.core.v1.PodStatus': ['allocatedResources', 'extendedResourceClaimStatus', 'nodeAllocatableResourceClaimStatuses', 'resources', 'volumeHealth'],
-  'k8s.io.api.core.v1.ProjectedVolumeSource': ['defaultUser'],
-  'k8s.io.api.core.v1.ResourceHealth': ['message'],
-  'k8s.io.api.core.v1.SecretVolumeSource': ['defaultUser'],
-  'k8s.io.api.core.v1.ServiceAccountTokenProjection': ['user'],
-  'k8s.io.api.core.v1.VolumeMount': ['bindMountOptions'],
-  'k8s.io.api.core.v1.VolumeMountStatus': ['volumeStatus'],
-  'k8s.io.api.core.v1.VolumeProjection': ['podCertificate'],
-};
-
 /** The JSON fields of a message: its own, with inlined (Go embedded) messages' fields in place. */
 function jsonFields(type: Type): { name: string; field: protobuf.Field }[] {
   return type.fieldsArray.flatMap((field) => {
@@ -87,8 +55,7 @@ function mismatches(type: Type, schema: JsonSchema, path: string, seen: Set<stri
   if (schema.additionalProperties !== false) problems.push(`${path}: not closed (additionalProperties: false)`);
   const fields = jsonFields(type);
   for (const name of Object.keys(properties)) {
-    const newer = schemaPropertiesNewerThanKubernetes133[fullName(type)]?.includes(name) ?? false;
-    if (!fields.some((field) => field.name === name) && !(top && (name === 'apiVersion' || name === 'kind')) && !newer) {
+    if (!fields.some((field) => field.name === name) && !(top && (name === 'apiVersion' || name === 'kind'))) {
       problems.push(`${path}.${name}: in the schema, not in ${fullName(type)}`);
     }
   }
@@ -129,16 +96,21 @@ function mismatches(type: Type, schema: JsonSchema, path: string, seen: Set<stri
   return problems;
 }
 
-describe('the schemas list exactly the fields of the protobuf messages', () => {
+describe('the served schemas list exactly the fields of the protobuf messages', () => {
   const core = 'k8s.io.api.core.v1';
+  const served = (group: string, kind: string): JsonSchema => {
+    const found = servedKinds.find((entry) => entry.group === group && entry.kind === kind);
+    if (found === undefined) throw new Error(`${kind} is not served`);
+    return found.schema;
+  };
   it.each([
-    ['Pod', `${core}.Pod`, workloadKindSchemas.Pod],
-    ['Node', `${core}.Node`, workloadKindSchemas.Node],
-    ['Service', `${core}.Service`, workloadKindSchemas.Service],
-    ['Endpoints', `${core}.Endpoints`, workloadKindSchemas.Endpoints],
-    ['Binding', `${core}.Binding`, workloadKindSchemas.Binding],
-    ['core/v1 Event', `${core}.Event`, kindSchemas.Event],
-    ['events.k8s.io/v1 Event', 'k8s.io.api.events.v1.Event', workloadKindSchemas.EventsV1Event],
+    ['Pod', `${core}.Pod`, served('', 'Pod')],
+    ['Node', `${core}.Node`, served('', 'Node')],
+    ['Service', `${core}.Service`, served('', 'Service')],
+    ['Endpoints', `${core}.Endpoints`, served('', 'Endpoints')],
+    ['Binding', `${core}.Binding`, schemaOfKind(`${core}.Binding`)],
+    ['core/v1 Event', `${core}.Event`, served('', 'Event')],
+    ['events.k8s.io/v1 Event', 'k8s.io.api.events.v1.Event', served('events.k8s.io', 'Event')],
   ] as const)('%s', (kind, message, schema) => {
     expect(mismatches(builtMessageType(message), schema, kind, new Set(), true)).toEqual([]);
   });
@@ -419,13 +391,12 @@ describe('a realistic pod', () => {
 });
 
 describe('nodes, services, endpoints and events', () => {
-  it('a Node with spec.podPreemptionPolicy and status.declaredFeatures, runtime handlers, features round-trips under Strict', async () => {
+  it('a Node with runtime handlers and features round-trips under Strict', async () => {
     const node = {
       apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' },
       spec: {
         podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'], providerID: 'kind://n1',
         taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
-        podPreemptionPolicy: { disableResizePreemption: ['cpu'] },
       },
     };
     const created = await harness.request('POST', '/api/v1/nodes?fieldValidation=Strict', node);
@@ -443,7 +414,6 @@ describe('nodes, services, endpoints and events', () => {
       images: [{ names: ['nginx:1.27'], sizeBytes: 72000000 }],
       runtimeHandlers: [{ name: 'runc', features: { recursiveReadOnlyMounts: true, userNamespaces: true } }],
       features: { supplementalGroupsPolicy: true },
-      declaredFeatures: ['InPlacePodVerticalScaling', 'SidecarContainers'],
       config: { active: { configMap: { namespace: 'kube-system', name: 'kubelet', kubeletConfigKey: 'kubelet' } } },
     };
     const updated = await harness.request('PUT', '/api/v1/nodes/n1/status?fieldValidation=Strict', { ...created.json<object>(), status });
@@ -536,7 +506,7 @@ describe('OpenAPI', () => {
     expect(schemas['io.k8s.api.core.v1.Container'].required).toEqual(['name']);
     const httpGet = walk(schemas, pod, 'spec', 'containers', 'livenessProbe', 'httpGet');
     expect(httpGet).toBe(schemas['io.k8s.api.core.v1.HTTPGetAction']);
-    expect(Object.keys(httpGet.properties).sort()).toEqual(['host', 'httpHeaders', 'path', 'port', 'protocol', 'scheme']);
+    expect(Object.keys(httpGet.properties).sort()).toEqual(['host', 'httpHeaders', 'path', 'port', 'scheme']);
     expect(walk(schemas, 'io.k8s.api.core.v1.HTTPGetAction', 'port')).toEqual({ 'x-kubernetes-int-or-string': true });
     expect(httpGet.required).toEqual(['port']);
     expect(walk(schemas, 'io.k8s.api.core.v1.Probe', 'periodSeconds')).toEqual({ type: 'integer', format: 'int32' });
@@ -548,8 +518,7 @@ describe('OpenAPI', () => {
     expect(walk(schemas, 'io.k8s.api.core.v1.PodSpec', 'nodeSelector')['x-kubernetes-map-type']).toBe('atomic');
     expect(walk(schemas, pod, 'spec', 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'topologyKey')).toEqual({ type: 'string' });
     expect(Object.keys(schemas['io.k8s.api.core.v1.Volume'].properties)).toContain('projected');
-    expect(walk(schemas, 'io.k8s.api.core.v1.Node', 'status', 'declaredFeatures')).toEqual({ type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' });
-    expect(walk(schemas, 'io.k8s.api.core.v1.Node', 'spec', 'podPreemptionPolicy', 'disableResizePreemption')['x-kubernetes-list-type']).toBe('set');
+    expect(walk(schemas, 'io.k8s.api.core.v1.Node', 'status', 'runtimeHandlers')['x-kubernetes-list-type']).toBe('atomic');
     // Every reference resolves.
     for (const target of JSON.stringify(schemas).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) expect(schemas[target[1]!], target[1]).toBeDefined();
   });
