@@ -10,6 +10,7 @@ import type { MessageName } from './kind-description.ts';
 import {
   endpointsCell, eventSummary, formatLabels, nested as path, nodeAddress, nodeInfo, nodeRoles, nodeStatus, podIp, podReadinessGates, podSummary,
   serviceClusterIp, serviceExternalIp, servicePorts, stringOf, bindingSubjects, roleRefCell,
+  deploymentReady, formatLabelSelector, templateContainers,
 } from './printers.ts';
 
 /** One builder for every served kind, so the kinds share their definitions (one per name in OpenAPI). */
@@ -319,6 +320,24 @@ export const servedKinds: readonly ResourceKind[] = [
     schema: schemaOf('k8s.io.api.events.v1.Event'),
   },
   ...rbacKinds(),
+  {
+    group: 'apps', version: 'v1', resource: 'deployments', singular: 'deployment', kind: 'Deployment',
+    namespaced: true, shortNames: ['deploy'], categories: ['all'], verbs: standardVerbs,
+    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'] }],
+    nameRule: 'dns1123Subdomain',
+    tableLayout: 'columnsOnly',
+    columns: [
+      nameColumn,
+      { name: 'Ready', type: 'string', description: 'Ready pods of the desired number of pods.', priority: 0, cell: (o) => deploymentReady(o) },
+      { name: 'Up-to-date', type: 'string', description: 'Pods that run the current pod template.', priority: 0, cell: (o) => Number(path(o, 'status', 'updatedReplicas') ?? 0) },
+      { name: 'Available', type: 'string', description: 'Pods that have been ready for at least minReadySeconds.', priority: 0, cell: (o) => Number(path(o, 'status', 'availableReplicas') ?? 0) },
+      ageColumn,
+      { name: 'Containers', type: 'string', description: 'The names of the pod template\'s containers.', priority: 1, cell: (o) => templateContainers(o, 'name') },
+      { name: 'Images', type: 'string', description: 'The images of the pod template\'s containers.', priority: 1, cell: (o) => templateContainers(o, 'image') },
+      { name: 'Selector', type: 'string', description: 'The label selector of the pods the deployment manages.', priority: 1, cell: (o) => formatLabelSelector(path(o, 'spec', 'selector')) },
+    ],
+    schema: schemaOf('k8s.io.api.apps.v1.Deployment'),
+  },
 ];
 
 /** rbac.authorization.k8s.io/v1: kube's printers (Role/ClusterRole: Name, Created At; bindings: Name, Role, Age; wide: Users, Groups, ServiceAccounts). */

@@ -282,3 +282,36 @@ export function bindingSubjects(object: Fields, kind: 'User' | 'Group' | 'Servic
     })
     .join(', ');
 }
+
+function labelSelectorRequirement(expression: Fields): string {
+  const key = stringOf(expression['key']);
+  const values = Array.isArray(expression['values']) ? expression['values'].map(stringOf).sort() : [];
+  switch (expression['operator']) {
+    case 'In': return `${key} in (${values.join(',')})`;
+    case 'NotIn': return `${key} notin (${values.join(',')})`;
+    case 'Exists': return key;
+    case 'DoesNotExist': return `!${key}`;
+    default: return key;
+  }
+}
+
+/** A label selector as kubectl writes one ("app=web,tier in (a,b)"), sorted by key; "<none>" when it selects everything. */
+export function formatLabelSelector(selector: unknown): string {
+  if (selector === null || typeof selector !== 'object') return none;
+  const matchLabels = (nested(selector, 'matchLabels') ?? {}) as Record<string, unknown>;
+  const requirements = [
+    ...Object.entries(matchLabels).map(([key, value]) => ({ key, text: `${key}=${stringOf(value)}` })),
+    ...listOf(nested(selector, 'matchExpressions')).map((expression) => ({ key: stringOf(expression['key']), text: labelSelectorRequirement(expression) })),
+  ].sort((left, right) => (left.key < right.key ? -1 : left.key > right.key ? 1 : 0));
+  return requirements.length === 0 ? none : requirements.map((requirement) => requirement.text).join(',');
+}
+
+/** A pod template's container names or images, comma-joined (the wide Containers and Images cells of the workload printers). */
+export function templateContainers(object: Fields, field: 'name' | 'image'): string {
+  return listOf(nested(object, 'spec', 'template', 'spec', 'containers')).map((container) => stringOf(container[field])).join(',');
+}
+
+/** printDeployment's Ready cell: ready replicas over desired replicas. */
+export function deploymentReady(object: Fields): string {
+  return `${Number(nested(object, 'status', 'readyReplicas') ?? 0)}/${Number(nested(object, 'spec', 'replicas') ?? 0)}`;
+}

@@ -209,6 +209,16 @@ export const typeDescriptions: Descriptions = {
     EndpointSubset: 'Addresses that share a set of ports.',
     EndpointAddress: 'One address of an endpoint and the object behind it.',
     EndpointPort: 'One port of an endpoint.',
+    // pod templates
+    PodTemplateSpec: 'The pods a workload makes: their metadata (labels its selector matches) and their spec.',
+  }),
+  ...inPackage('io.k8s.api.apps.v1', {
+    Deployment: 'Runs a number of identical pods from a template and rolls out template changes through ReplicaSets.',
+    DeploymentSpec: 'The pods a deployment wants (template, replicas, selector) and how it replaces them.',
+    DeploymentStatus: 'What the deployment controller last observed of a deployment\'s pods and rollout.',
+    DeploymentStrategy: 'How old pods are replaced by new ones: RollingUpdate (default) or Recreate.',
+    RollingUpdateDeployment: 'The bounds of a rolling update: how many pods may be missing and how many extra during it.',
+    DeploymentCondition: 'One observed aspect of a deployment (Available, Progressing, ReplicaFailure) and when it last changed.',
   }),
 };
 
@@ -270,5 +280,12 @@ export const fieldDescriptions: Descriptions = {
     revisionHistoryLimit: 'How many old ReplicaSets to keep for rollback (default 10).',
     paused: 'While true, template changes do not roll out.',
     progressDeadlineSeconds: 'Seconds a rollout may make no progress before it is reported as failed (default 600).',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.RollingUpdateDeployment', {
+    maxUnavailable: 'Pods (a number or a percentage of replicas) that may be unavailable during the update (default 25%).',
+    maxSurge: 'Pods (a number or a percentage of replicas) that may run above replicas during the update (default 25%).',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.DeploymentStrategy', {
+    type: 'Recreate or RollingUpdate (default).',
   }),
 };

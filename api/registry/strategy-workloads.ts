@@ -130,22 +130,35 @@ const defaultTolerations: readonly Fields[] = [
   { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
 ];
 
-function defaultPodSpec(spec: Fields): Fields {
-  const result: Fields = { ...spec };
-  const defaults: Fields = {
-    restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30,
-    schedulerName: 'default-scheduler', securityContext: {}, enableServiceLinks: true,
-    priority: 0, preemptionPolicy: 'PreemptLowerPriority',
-  };
+function fillDefaults(result: Fields, defaults: Fields): void {
   for (const [key, value] of Object.entries(defaults)) if (result[key] === undefined || result[key] === '') result[key] = value;
+}
+
+/**
+ * The v1 defaults of a pod spec (SetDefaults_PodSpec and the container, probe and volume
+ * defaults), which every pod template gets; a Pod adds the pod-only ones (defaultPodSpec).
+ */
+export function defaultPodTemplateSpec(spec: Fields): Fields {
+  const result: Fields = { ...spec };
+  fillDefaults(result, {
+    restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30,
+    schedulerName: 'default-scheduler', securityContext: {},
+  });
+  result['containers'] = records(result['containers']).map(defaultContainer);
+  if (Array.isArray(result['volumes'])) result['volumes'] = records(result['volumes']).map(defaultVolume);
+  if (Array.isArray(result['initContainers'])) result['initContainers'] = records(result['initContainers']).map(defaultContainer);
+  return result;
+}
+
+/** A Pod's spec: the template defaults, SetDefaults_Pod's and what the ServiceAccount, Priority and DefaultTolerationSeconds admission plugins add. */
+function defaultPodSpec(spec: Fields): Fields {
+  const result = defaultPodTemplateSpec(spec);
+  fillDefaults(result, { enableServiceLinks: true, priority: 0, preemptionPolicy: 'PreemptLowerPriority' });
   // ServiceAccount admission: the namespace's default service account.
   const account = typeof result['serviceAccountName'] === 'string' && result['serviceAccountName'] !== '' ? result['serviceAccountName']
     : typeof result['serviceAccount'] === 'string' && result['serviceAccount'] !== '' ? result['serviceAccount'] : 'default';
   result['serviceAccountName'] = account;
   result['serviceAccount'] = account;
-  result['containers'] = records(result['containers']).map(defaultContainer);
-  if (Array.isArray(result['volumes'])) result['volumes'] = records(result['volumes']).map(defaultVolume);
-  if (Array.isArray(result['initContainers'])) result['initContainers'] = records(result['initContainers']).map(defaultContainer);
   const tolerations = records(result['tolerations']);
   for (const toleration of defaultTolerations) {
     const covered = tolerations.some((existing) => (existing['key'] === toleration['key'] || existing['key'] === undefined || existing['key'] === '')
@@ -205,6 +218,21 @@ function containerCauses(list: Fields[], path: string): StatusCause[] {
   return causes;
 }
 
+/** The pod spec rules every pod and pod template meets; `path` is where the spec is ('spec', 'spec.template.spec'). */
+export function podSpecCauses(spec: Fields, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const containers = records(spec['containers']);
+  if (containers.length === 0) causes.push(required(`${path}.containers`));
+  causes.push(...containerCauses(containers, `${path}.containers`), ...containerCauses(records(spec['initContainers']), `${path}.initContainers`));
+  for (const [field, supported] of [['restartPolicy', restartPolicies], ['dnsPolicy', dnsPolicies]] as const) {
+    const value = spec[field];
+    if (typeof value === 'string' && !supported.includes(value)) causes.push(unsupported(`${path}.${field}`, value, supported));
+  }
+  const grace = spec['terminationGracePeriodSeconds'];
+  if (typeof grace === 'number' && grace < 0) causes.push(invalidValue(`${path}.terminationGracePeriodSeconds`, grace, 'must be greater than or equal to 0'));
+  return causes;
+}
+
 function podSpecFor(object: KubeObject): Fields {
   return fields(object['spec'] as JsonValue | undefined);
 }
@@ -237,20 +265,7 @@ export const podStrategy: Strategy = {
     keepStatus(object, old);
     object['spec'] = defaultPodSpec(podSpecFor(object));
   },
-  validate(object) {
-    const spec = podSpecFor(object);
-    const causes: StatusCause[] = [];
-    const containers = records(spec['containers']);
-    if (containers.length === 0) causes.push(required('spec.containers'));
-    causes.push(...containerCauses(containers, 'spec.containers'), ...containerCauses(records(spec['initContainers']), 'spec.initContainers'));
-    for (const [field, supported] of [['restartPolicy', restartPolicies], ['dnsPolicy', dnsPolicies]] as const) {
-      const value = spec[field];
-      if (typeof value === 'string' && !supported.includes(value)) causes.push(unsupported(`spec.${field}`, value, supported));
-    }
-    const grace = spec['terminationGracePeriodSeconds'];
-    if (typeof grace === 'number' && grace < 0) causes.push(invalidValue('spec.terminationGracePeriodSeconds', grace, 'must be greater than or equal to 0'));
-    return causes;
-  },
+  validate: (object) => podSpecCauses(podSpecFor(object), 'spec'),
   validateUpdate(object, old) {
     const before = mutablePartsCleared(podSpecFor(old));
     const after = mutablePartsCleared(podSpecFor(object));

@@ -7,6 +7,7 @@ import type { StatusCause } from '../status.ts';
 import { invalidValue } from './validation.ts';
 import { bootstrapTokenCauses } from '../bootstrap-token-validation.ts';
 import { rbacStrategies } from './strategy-rbac.ts';
+import { deploymentStrategy } from './strategy-apps.ts';
 import { coreEventStrategy, endpointsStrategy, eventsV1Strategy, nodeStrategy, podStrategy, serviceStrategy } from './strategy-workloads.ts';
 
 export interface Strategy {
@@ -154,6 +155,7 @@ const strategies: Readonly<Record<string, Strategy>> = {
   '/Endpoints': endpointsStrategy,
   '/Event': coreEventStrategy,
   'events.k8s.io/Event': eventsV1Strategy,
+  'apps/Deployment': deploymentStrategy,
   ...rbacStrategies,
 };
 

@@ -216,14 +216,16 @@ describe('kubectl against a kstore server', () => {
       { NAME: 'secrets', SHORTNAMES: '', APIVERSION: 'v1', NAMESPACED: 'true', KIND: 'Secret' },
       { NAME: 'events', SHORTNAMES: 'ev', APIVERSION: 'v1', NAMESPACED: 'true', KIND: 'Event' },
       { NAME: 'leases', SHORTNAMES: '', APIVERSION: 'coordination.k8s.io/v1', NAMESPACED: 'true', KIND: 'Lease' },
+      { NAME: 'deployments', SHORTNAMES: 'deploy', APIVERSION: 'apps/v1', NAMESPACED: 'true', KIND: 'Deployment' },
     ];
     for (const resource of expected) expect(table.rows).toContainEqual(resource);
   });
 
-  it('lists v1 and coordination.k8s.io/v1 in `api-versions`', async () => {
+  it('lists v1, coordination.k8s.io/v1 and apps/v1 in `api-versions`', async () => {
     const versions = (await ok(['api-versions'])).split('\n').map((line) => line.trim());
     expect(versions).toContain('v1');
     expect(versions).toContain('coordination.k8s.io/v1');
+    expect(versions).toContain('apps/v1');
   });
 
   it('prints a Server Version in `version`', async () => {
