@@ -19,6 +19,7 @@ import { handleLifecycle, lifecycleSubresource } from './lifecycle.ts';
 import { servedContext } from './served-view.ts';
 import { handleBinding, handleEviction, handleLog, handleStream } from './pod-subresources.ts';
 import { handleSubresourcePatch } from './subresource-patch.ts';
+import { handleScale } from './scale.ts';
 
 const writeVerbs: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -44,6 +45,7 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
     if (podSubresource && ['exec', 'attach', 'portforward'].includes(target.subresource) && (request.method === 'GET' || request.method === 'POST')) {
       return handleStream(request, reply, target, context);
     }
+    if (target.subresource === 'scale') return handleScale(request, reply, target, context);
     if (request.method === 'PATCH') return handleSubresourcePatch(request, reply, target, context);
   }
   switch (request.method) {

@@ -323,7 +323,10 @@ export const servedKinds: readonly ResourceKind[] = [
   {
     group: 'apps', version: 'v1', resource: 'deployments', singular: 'deployment', kind: 'Deployment',
     namespaced: true, shortNames: ['deploy'], categories: ['all'], verbs: standardVerbs,
-    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'] }],
+    subresources: [
+      { name: 'scale', verbs: ['get', 'patch', 'update'], responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } },
+      { name: 'status', verbs: ['get', 'patch', 'update'] },
+    ],
     nameRule: 'dns1123Subdomain',
     tableLayout: 'columnsOnly',
     columns: [

@@ -1,6 +1,6 @@
 // End-to-end: apps/v1 Deployments through the real kubectl against one kstore server:
 // `create deployment`, `get` with kube's deployment columns (and the `deploy` short name),
-// `set image`, `apply` twice (the second is unchanged), `apply --server-side`, `explain` down to
+// `set image`, `scale`, `apply` twice (the second is unchanged), `apply --server-side`, `explain` down to
 // the template's container resources, `api-resources`, and `delete`. No controller acts on
 // them yet: the status stays as stored (empty until written through /status).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,13 @@ describe('kubectl with deployments', () => {
   it('kubectl set image changes the template and bumps the generation', async () => {
     expect(await ok(['set', 'image', 'deployment/web', 'nginx=nginx:1.27', '-n', ns])).toContain('deployment.apps/web image updated');
     expect(await ok(['get', 'deployment', 'web', '-n', ns, '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.metadata.generation}'])).toBe('nginx:1.27 2');
+  });
+
+  it('kubectl scale changes the replicas through the scale subresource', async () => {
+    expect(await ok(['scale', 'deployment/web', '--replicas=3', '-n', ns])).toContain('deployment.apps/web scaled');
+    const table = parseTable(await ok(['get', 'deployment', 'web', '-n', ns]));
+    expect(table.rows[0]).toMatchObject({ NAME: 'web', READY: '0/3' });
+    expect(await ok(['get', 'deployment', 'web', '-n', ns, '-o', 'jsonpath={.metadata.generation}'])).toBe('3');
   });
 
   it('kubectl apply creates, then says unchanged, then configures a change', async () => {

@@ -158,6 +158,32 @@ describe('deployments', () => {
     expect(table.rows[0].cells.slice(5)).toEqual(['nginx', 'nginx', 'app=web']);
   });
 
+  it('serve an autoscaling/v1 Scale: GET shows the replicas and selector, PUT and PATCH change spec.replicas only', async () => {
+    await create(deployment('web', { replicas: 2, selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }] } }));
+    const got = await harness.request('GET', `${deployments}/web/scale`);
+    expect(got.statusCode, got.body).toBe(200);
+    const scale = got.json();
+    expect(scale).toMatchObject({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web', namespace: 't' }, spec: { replicas: 2 }, status: { replicas: 0, selector: 'app=web,tier notin (db)' } });
+    const put = await harness.request('PUT', `${deployments}/web/scale`, { ...scale, spec: { replicas: 4 } });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toMatchObject({ kind: 'Scale', spec: { replicas: 4 } });
+    const stale = await harness.request('PUT', `${deployments}/web/scale`, { ...scale, spec: { replicas: 5 } });
+    expect(stale.statusCode).toBe(409);
+    const patch = await harness.request('PATCH', `${deployments}/web/scale`, { spec: { replicas: 6 } }, { 'content-type': 'application/merge-patch+json' });
+    expect(patch.statusCode, patch.body).toBe(200);
+    const stored = (await harness.request('GET', `${deployments}/web`)).json();
+    expect(stored.spec.replicas).toBe(6);
+    expect(stored.metadata.generation).toBe(3);
+    expect(stored.metadata.managedFields.map((entry: Json) => entry.subresource ?? '')).toContain('scale');
+    const negative = await harness.request('PATCH', `${deployments}/web/scale`, { spec: { replicas: -1 } }, { 'content-type': 'application/merge-patch+json' });
+    expect(negative.statusCode).toBe(422);
+    expect(negative.json().details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: -1: must be greater than or equal to 0', field: 'spec.replicas' }]);
+    const pb = await harness.request('GET', `${deployments}/web/scale`, undefined, { accept: protobuf });
+    expect(pb.headers['content-type']).toBe(protobuf);
+    expect(decodeProtobufObject(pb.rawPayload)).toMatchObject({ kind: 'Scale', spec: { replicas: 6 }, status: { selector: 'app=web,tier notin (db)' } });
+    expect((await harness.request('GET', `${deployments}/missing/scale`)).statusCode).toBe(404);
+  });
+
   it('round-trip through protobuf', async () => {
     const object = deployment('pb', { strategy: { rollingUpdate: { maxSurge: 2, maxUnavailable: '50%' } } });
     const created = await harness.app.inject({

@@ -29,8 +29,15 @@ interface GoldenFixtures {
 
 const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden.json', import.meta.url), 'utf8')) as GoldenFixtures;
 
-/** The apiVersion/kind pairs of the kinds served since the fixtures were made (their group's DeleteOptions and Status come with them). */
-const servedSinceGolden = ['apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status'];
+/**
+ * The apiVersion/kind pairs of the kinds and subresource bodies served since the fixtures were
+ * made (deployments, and deployments/scale's autoscaling/v1 Scale; each group version's
+ * DeleteOptions and Status come with them).
+ */
+const servedSinceGolden = [
+  'apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status',
+  'autoscaling/v1/DeleteOptions', 'autoscaling/v1/Scale', 'autoscaling/v1/Status',
+];
 
 describe('protobuf codec: kinds', () => {
   it('speaks protobuf for the same apiVersion/kind pairs, and those of the kinds served since', () => {

@@ -1,0 +1,105 @@
+// Owns: the `scale` subresource (deployments/scale): the object's replica count seen and changed
+// as an autoscaling/v1 Scale. GET answers spec.replicas, status.replicas and the selector as a
+// label selector string; PUT and PATCH (JSON, merge, strategic) of the Scale change only
+// spec.replicas, through the kind's own update rules (a replica change bumps the generation).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonValue, KubeObject } from '../../actors/index.ts';
+import { decodeBody, negotiate } from '../negotiation.ts';
+import { badRequest, invalid, methodNotAllowed, notFound } from '../status.ts';
+import type { EndpointContext } from './context.ts';
+import { fieldValidationLevel, isDryRun, requestBody, respond, sendWarnings } from './context.ts';
+import { readable } from './corrupt.ts';
+import { applyPatch, parsePatch, patchFunction, rejectForce } from './patch.ts';
+import { prepareUpdate } from './prepare.ts';
+import { getSemantic, settleRead } from './read-consistency.ts';
+import { checkSubresource } from './subresource.ts';
+import { objectKey } from './target.ts';
+import type { Target } from './target.ts';
+import { storedUpdate, writeRequestOf } from './write-path.ts';
+import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
+import { formatLabelSelector } from '../registry/printers.ts';
+
+type Fields = Record<string, JsonValue>;
+
+function fields(value: JsonValue | undefined): Fields {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+}
+
+const scaleApiVersion = 'autoscaling/v1';
+
+/** The Scale view of a scalable object. */
+export function scaleOf(object: KubeObject): KubeObject {
+  const spec = fields(object['spec'] as JsonValue | undefined);
+  const status = fields(object['status'] as JsonValue | undefined);
+  const selector = formatLabelSelector(spec['selector']);
+  const metadata = object.metadata;
+  return {
+    apiVersion: scaleApiVersion, kind: 'Scale',
+    metadata: {
+      name: metadata.name ?? '', namespace: metadata.namespace ?? '', uid: metadata.uid ?? '',
+      resourceVersion: metadata.resourceVersion ?? '', creationTimestamp: metadata.creationTimestamp ?? '',
+    },
+    spec: { replicas: typeof spec['replicas'] === 'number' ? spec['replicas'] : 0 },
+    status: { replicas: typeof status['replicas'] === 'number' ? status['replicas'] : 0, selector: selector === '<none>' ? '' : selector },
+  } as KubeObject;
+}
+
+function scaleInvalid(name: string, replicas: unknown): never {
+  throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, field: 'spec.replicas' }]);
+}
+
+/** The requested Scale's replicas, checked (ValidateScale: a non-negative integer). */
+function requestedReplicas(scale: Fields, name: string): number {
+  const replicas = fields(scale['spec'])['replicas'] ?? 0;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) throw badRequest(`Scale in version "v1" cannot be handled as a Scale: spec.replicas: must be an integer`);
+  if (replicas < 0) scaleInvalid(name, replicas);
+  return replicas;
+}
+
+export async function handleScale(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
+  const name = target.name!;
+  const qualified = { group: target.kind.group, resource: target.kind.resource };
+  const key = objectKey(target, name);
+  const method = request.method;
+  if (method === 'GET' || method === 'HEAD') {
+    checkSubresource(target, 'get');
+    const format = negotiate(request.headers.accept, false);
+    await settleRead(getSemantic(request.requestInfo.options), context);
+    const object = readable(target, context.store.get(key));
+    if (!object) throw notFound(qualified, name);
+    return respond(request, reply, 200, scaleOf(object), format);
+  }
+  if (method !== 'PUT' && method !== 'PATCH') throw methodNotAllowed('the server does not allow this method on the requested resource');
+  const verb = method === 'PUT' ? 'update' : 'patch';
+  checkSubresource(target, verb);
+  const options = request.requestInfo.options;
+  const optionsKind = method === 'PUT' ? 'UpdateOptions' : 'PatchOptions';
+  if (method === 'PATCH') rejectForce(options);
+  const write = writeRequestOf(request, target, context, isDryRun(options, optionsKind), 'scale');
+  const identity = updateIdentity(request, target, optionsKind, context.now(), 'scale');
+  await context.store.readIndex();
+  const current = readable(target, context.store.get(key));
+  if (!current) throw notFound(qualified, name);
+  let scale: Fields;
+  if (method === 'PUT') {
+    const decoded = decodeBody(request.headers['content-type'], requestBody(request));
+    scale = fields(decoded as JsonValue);
+    if ((scale['kind'] ?? 'Scale') !== 'Scale' || (scale['apiVersion'] ?? scaleApiVersion) !== scaleApiVersion) {
+      throw badRequest(`the body of the request must be an ${scaleApiVersion} Scale`);
+    }
+  } else {
+    const patched = applyPatch(scaleOf(current), parsePatch(request), patchFunction(request.headers['content-type']), target, name);
+    scale = patched as unknown as Fields;
+  }
+  const replicas = requestedReplicas(scale, name);
+  const scaleMetadata = fields(scale['metadata']);
+  const requestedVersion = typeof scaleMetadata['resourceVersion'] === 'string' && scaleMetadata['resourceVersion'] !== '' ? scaleMetadata['resourceVersion'] : undefined;
+  const object = structuredClone(current);
+  object['spec'] = { ...fields(current['spec'] as JsonValue | undefined), replicas };
+  const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(options), duplicates: [], source: 'patch' });
+  trackUpdate(current, object, target, identity);
+  sendWarnings(reply, warnings);
+  // A PUT's resourceVersion is its precondition; a PATCH applies to what it read.
+  const stored = await storedUpdate(write, current, object, { resourceVersion: (method === 'PUT' ? requestedVersion : undefined) ?? current.metadata.resourceVersion ?? '' });
+  return respond(request, reply, 200, scaleOf(stored));
+}
