@@ -51,19 +51,26 @@ export type WatcherItem = ChangeEvent | Bookmark;
 export class CacheWatcher implements AsyncIterable<WatcherItem> {
   readonly #filter: WatchFilter;
   readonly #onClose: () => void;
+  readonly #afterRevision: number;
   readonly #queue: WatcherItem[] = [];
   #wake: (() => void) | undefined;
   #closed = false;
   /** Why the watcher ended: undefined for a normal close. Never rejects. */
   #closeReason: Error | undefined;
 
-  constructor(filter: WatchFilter, onClose: () => void) {
+  /**
+   * `afterRevision`: the watch starts after it. A cache that has not reached it yet (an API
+   * replica whose copy lags the write the client's resourceVersion came from) offers the events
+   * up to it later; they were before the watch's start, so they are not the client's.
+   */
+  constructor(filter: WatchFilter, onClose: () => void, afterRevision = 0) {
     this.#filter = filter;
     this.#onClose = onClose;
+    this.#afterRevision = afterRevision;
   }
 
   offer(event: ChangeEvent): void {
-    if (this.#closed || !this.#filter.matches(event)) return;
+    if (this.#closed || event.revision <= this.#afterRevision || !this.#filter.matches(event)) return;
     if (this.#queue.length >= watcherQueueMax) {
       this.terminate(new WatcherOverflowError());
       return;
@@ -78,7 +85,8 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
    * never overflows the queue: when it is full the bookmark is skipped (it is only a hint).
    */
   offerBookmark(revision: number): void {
-    if (this.#closed || this.#queue.length >= watcherQueueMax) return;
+    // A bookmark behind the watch's start would send the client back.
+    if (this.#closed || revision < this.#afterRevision || this.#queue.length >= watcherQueueMax) return;
     this.#queue.push({ type: 'BOOKMARK', revision });
     this.#wake?.();
   }

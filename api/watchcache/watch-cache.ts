@@ -101,7 +101,7 @@ export class WatchCache implements WatchCacheReader {
   watch(revision: number, filter: WatchFilter): CacheWatcher | 'expired' {
     const backlog = this.eventsAfter(revision);
     if (backlog.type === 'expired') return 'expired';
-    const watcher = new CacheWatcher(filter, () => this.#watchers.delete(watcher));
+    const watcher = new CacheWatcher(filter, () => this.#watchers.delete(watcher), revision);
     // Registered before the backlog is offered: a backlog that overflows the queue terminates
     // the watcher, and its termination must find it in the set to take it out (added after,
     // it would stay registered for good).
