@@ -2,7 +2,6 @@
 // handlers and BeforeCreate/BeforeUpdate): URL/body consistency, structural validation,
 // server-set metadata, the kind's strategy, and semantic validation (422 with causes).
 import type { KubeObject } from '../../actors/index.ts';
-import { strategyFor } from '../registry/strategy.ts';
 import { invalidValue, metadataCauses, validateStructure } from '../registry/validation.ts';
 import type { FieldChecks } from '../registry/validation.ts';
 import { badRequest, invalid } from '../status.ts';
@@ -44,7 +43,7 @@ export function prepareCreate(object: KubeObject, target: Target, checks: FieldC
   settleNamespace(object, target);
   const warnings = validateStructure(target.kind, object, checks);
   stampNewObject(object, context);
-  const strategy = strategyFor(target.kind.group, target.kind.kind);
+  const strategy = target.kind.strategy;
   strategy.prepareForCreate?.(object);
   rejectIfInvalid(object, target, [...metadataCauses(object, target.kind.nameRule), ...(strategy.validate?.(object) ?? []), ...(strategy.validateCreate?.(object) ?? [])]);
   return warnings;
@@ -64,7 +63,7 @@ export function prepareUpdate(object: KubeObject, old: KubeObject, target: Targe
   else delete metadata.deletionTimestamp;
   if (old.metadata.generation !== undefined) metadata.generation = old.metadata.generation;
   delete metadata.selfLink;
-  const strategy = strategyFor(target.kind.group, target.kind.kind);
+  const strategy = target.kind.strategy;
   // A subresource write already took everything but its own part from the stored object.
   if (subresource === undefined) strategy.prepareForUpdate?.(object, old);
   rejectIfInvalid(object, target, [

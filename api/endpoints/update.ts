@@ -8,7 +8,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkPreconditions } from '../../actors/index.ts';
 import type { Preconditions } from '../../actors/index.ts';
-import { strategyFor } from '../registry/strategy.ts';
 import { badRequest, conflict, methodNotAllowed, notFound } from '../status.ts';
 import type { EndpointContext } from './context.ts';
 import { fieldChecks, isDryRun, readObject, respond, sendWarnings } from './context.ts';
@@ -36,7 +35,7 @@ export async function handleUpdate(request: FastifyRequest, reply: FastifyReply,
   await context.store.readIndex();
   const old = readable(target, context.store.get(objectKey(target, name)));
   if (!old) {
-    if (subresource !== undefined || !strategyFor(target.kind.group, target.kind.kind).allowCreateOnUpdate) throw notFound(qualified, name);
+    if (subresource !== undefined || !target.kind.strategy.allowCreateOnUpdate) throw notFound(qualified, name);
     const created = await createObject(write, object, fieldChecks(request, options), identity);
     sendWarnings(reply, created.warnings);
     return respond(request, reply, 201, created.object);

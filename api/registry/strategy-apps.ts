@@ -7,7 +7,7 @@
 // rolling-update bounds, and the pod template's rules (strategy-workloads.ts podSpecCauses).
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
-import type { Strategy } from './strategy.ts';
+import type { Strategy } from './kind.ts';
 import { defaultPodTemplateSpec, podSpecCauses } from './strategy-workloads.ts';
 import { invalidValue } from './validation.ts';
 

@@ -8,7 +8,7 @@
 // (403) are api/rbac-escalation.ts's, before these run.
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
-import type { Strategy } from './strategy.ts';
+import type { Strategy } from './kind.ts';
 import { invalidValue, nameProblems } from './validation.ts';
 
 export const rbacGroup = 'rbac.authorization.k8s.io';
@@ -159,9 +159,3 @@ export const clusterRoleBindingStrategy: Strategy = {
 };
 
 /** Keyed like strategy.ts's table (`<group>/<Kind>`). */
-export const rbacStrategies: Readonly<Record<string, Strategy>> = {
-  [`${rbacGroup}/Role`]: roleStrategy,
-  [`${rbacGroup}/ClusterRole`]: clusterRoleStrategy,
-  [`${rbacGroup}/RoleBinding`]: roleBindingStrategy,
-  [`${rbacGroup}/ClusterRoleBinding`]: clusterRoleBindingStrategy,
-};

@@ -8,7 +8,7 @@
 // (actors/service-allocation.ts), not here.
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
-import type { Strategy } from './strategy.ts';
+import type { Strategy } from './kind.ts';
 import { coreViewOf } from './event-conversion.ts';
 import { qualifiedNameProblems } from './validation.ts';
 

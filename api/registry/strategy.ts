@@ -1,30 +1,11 @@
-// Owns: per-kind behaviour on create and update (kube-apiserver's RESTCreateStrategy /
-// RESTUpdateStrategy): normalising the object (prepareFor*), and the kind's own validation
-// rules as 422 causes. The generic pipeline in endpoints/ calls these; a new kind with no
-// special rules needs no strategy at all.
+// Owns: the create/update strategies of the core configuration kinds (ConfigMap, Secret,
+// Namespace, ServiceAccount) and of Leases: defaults, the immutable flag, key and size rules.
+// Each kind's entry (api/registry/kinds/) names its strategy; the Strategy type is in kind.ts.
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import { invalidValue } from './validation.ts';
 import { bootstrapTokenCauses } from '../bootstrap-token-validation.ts';
-import { rbacStrategies } from './strategy-rbac.ts';
-import { deploymentStrategy } from './strategy-apps.ts';
-import { coreEventStrategy, endpointsStrategy, eventsV1Strategy, nodeStrategy, podStrategy, serviceStrategy } from './strategy-workloads.ts';
-
-export interface Strategy {
-  /**
-   * kube's AllowCreateOnUpdate: whether a PUT of an absent object creates it (else 404
-   * NotFound). Each kind states it next to its other rules; a kind without a strategy does not.
-   */
-  readonly allowCreateOnUpdate: boolean;
-  /** Normalises a new object in place (after server metadata is set). */
-  prepareForCreate?(object: KubeObject): void;
-  /** Normalises an update in place, given the stored object. */
-  prepareForUpdate?(object: KubeObject, old: KubeObject): void;
-  validate?(object: KubeObject): StatusCause[];
-  /** Rules for a new object only (kube's ValidateEventCreate for events.k8s.io/v1), after validate. */
-  validateCreate?(object: KubeObject): StatusCause[];
-  validateUpdate?(object: KubeObject, old: KubeObject): StatusCause[];
-}
+import type { Strategy } from './kind.ts';
 
 const configKeyPattern = /^[-._a-zA-Z0-9]+$/;
 const configKeyMessage = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
@@ -61,7 +42,7 @@ function immutableCauses(object: KubeObject, old: KubeObject, fields: readonly s
   return causes;
 }
 
-const configMapStrategy: Strategy = {
+export const configMapStrategy: Strategy = {
   // kube: PUT of an absent ConfigMap is 404.
   allowCreateOnUpdate: false,
   validate(object) {
@@ -89,7 +70,7 @@ function mergeStringData(object: KubeObject): void {
   delete object['stringData'];
 }
 
-const secretStrategy: Strategy = {
+export const secretStrategy: Strategy = {
   // kube: PUT of an absent Secret is 404.
   allowCreateOnUpdate: false,
   prepareForCreate(object) {
@@ -112,7 +93,7 @@ const secretStrategy: Strategy = {
   },
 };
 
-const namespaceStrategy: Strategy = {
+export const namespaceStrategy: Strategy = {
   // kube: PUT of an absent Namespace is 404.
   allowCreateOnUpdate: false,
   prepareForCreate(object) {
@@ -135,30 +116,7 @@ const namespaceStrategy: Strategy = {
 };
 
 /** ServiceAccounts have no rules beyond the generic ones; kube does not create one on PUT. */
-const serviceAccountStrategy: Strategy = { allowCreateOnUpdate: false };
+export const serviceAccountStrategy: Strategy = { allowCreateOnUpdate: false };
 
 /** Leases have no rules beyond the generic ones; kube creates an absent one on PUT (leader election relies on it). */
-const leaseStrategy: Strategy = { allowCreateOnUpdate: true };
-
-/** A kind without rules of its own: no create on PUT. */
-const genericStrategy: Strategy = { allowCreateOnUpdate: false };
-
-const strategies: Readonly<Record<string, Strategy>> = {
-  '/ConfigMap': configMapStrategy,
-  '/Secret': secretStrategy,
-  '/Namespace': namespaceStrategy,
-  '/ServiceAccount': serviceAccountStrategy,
-  'coordination.k8s.io/Lease': leaseStrategy,
-  '/Pod': podStrategy,
-  '/Node': nodeStrategy,
-  '/Service': serviceStrategy,
-  '/Endpoints': endpointsStrategy,
-  '/Event': coreEventStrategy,
-  'events.k8s.io/Event': eventsV1Strategy,
-  'apps/Deployment': deploymentStrategy,
-  ...rbacStrategies,
-};
-
-export function strategyFor(group: string, kind: string): Strategy {
-  return strategies[`${group}/${kind}`] ?? genericStrategy;
-}
+export const leaseStrategy: Strategy = { allowCreateOnUpdate: true };
