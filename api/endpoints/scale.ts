@@ -1,7 +1,8 @@
-// Owns: the `scale` subresource (deployments/scale): the object's replica count seen and changed
-// as an autoscaling/v1 Scale. GET answers spec.replicas, status.replicas and the selector as a
-// label selector string; PUT and PATCH (JSON, merge, strategic) of the Scale change only
-// spec.replicas, through the kind's own update rules (a replica change bumps the generation).
+// Owns: the `scale` subresource of every kind that has one (its ResourceKind.scale says where the
+// replica counts and selector are): the object's replica count seen and changed as an
+// autoscaling/v1 Scale. GET answers spec.replicas, status.replicas and the selector as a label
+// selector string; PUT and PATCH (JSON, merge, strategic) of the Scale change only the desired
+// replicas, through the kind's own update rules (a replica change bumps the generation).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import { decodeBody, negotiate } from '../negotiation.ts';
@@ -17,7 +18,7 @@ import { objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { storedUpdate, writeRequestOf } from './write-path.ts';
 import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
-import { formatLabelSelector } from '../registry/printers.ts';
+import type { ScaleDescription } from '../registry/kind.ts';
 
 type Fields = Record<string, JsonValue>;
 
@@ -27,11 +28,32 @@ function fields(value: JsonValue | undefined): Fields {
 
 const scaleApiVersion = 'autoscaling/v1';
 
+function valueAt(object: KubeObject, path: readonly string[]): unknown {
+  let current: unknown = object;
+  for (const part of path) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+/** A copy of the object with the value at path (an object path) set, creating the objects on the way. */
+function withValueAt(object: KubeObject, path: readonly string[], value: JsonValue): KubeObject {
+  const result = structuredClone(object);
+  let current = result as unknown as Fields;
+  path.forEach((part, position) => {
+    if (position === path.length - 1) { current[part] = value; return; }
+    const next = fields(current[part]);
+    current[part] = next;
+    current = next;
+  });
+  return result;
+}
+
 /** The Scale view of a scalable object. */
-export function scaleOf(object: KubeObject): KubeObject {
-  const spec = fields(object['spec'] as JsonValue | undefined);
-  const status = fields(object['status'] as JsonValue | undefined);
-  const selector = formatLabelSelector(spec['selector']);
+export function scaleOf(object: KubeObject, description: ScaleDescription): KubeObject {
+  const replicas = valueAt(object, description.specReplicasPath);
+  const current = valueAt(object, description.statusReplicasPath);
   const metadata = object.metadata;
   return {
     apiVersion: scaleApiVersion, kind: 'Scale',
@@ -39,8 +61,8 @@ export function scaleOf(object: KubeObject): KubeObject {
       name: metadata.name ?? '', namespace: metadata.namespace ?? '', uid: metadata.uid ?? '',
       resourceVersion: metadata.resourceVersion ?? '', creationTimestamp: metadata.creationTimestamp ?? '',
     },
-    spec: { replicas: typeof spec['replicas'] === 'number' ? spec['replicas'] : 0 },
-    status: { replicas: typeof status['replicas'] === 'number' ? status['replicas'] : 0, selector: selector === '<none>' ? '' : selector },
+    spec: { replicas: typeof replicas === 'number' ? replicas : 0 },
+    status: { replicas: typeof current === 'number' ? current : 0, selector: description.selector(object) },
   } as KubeObject;
 }
 
@@ -59,6 +81,8 @@ function requestedReplicas(scale: Fields, name: string): number {
 export async function handleScale(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   const name = target.name!;
   const qualified = { group: target.kind.group, resource: target.kind.resource };
+  const description = target.kind.scale;
+  if (description === undefined) throw notFound({ group: target.kind.group, resource: `${target.kind.resource}/scale` }, name);
   const key = objectKey(target, name);
   const method = request.method;
   if (method === 'GET' || method === 'HEAD') {
@@ -67,7 +91,7 @@ export async function handleScale(request: FastifyRequest, reply: FastifyReply, 
     await settleRead(getSemantic(request.requestInfo.options), context);
     const object = readable(target, context.store.get(key));
     if (!object) throw notFound(qualified, name);
-    return respond(request, reply, 200, scaleOf(object), format);
+    return respond(request, reply, 200, scaleOf(object, description), format);
   }
   if (method !== 'PUT' && method !== 'PATCH') throw methodNotAllowed('the server does not allow this method on the requested resource');
   const verb = method === 'PUT' ? 'update' : 'patch';
@@ -88,18 +112,17 @@ export async function handleScale(request: FastifyRequest, reply: FastifyReply, 
       throw badRequest(`the body of the request must be an ${scaleApiVersion} Scale`);
     }
   } else {
-    const patched = applyPatch(scaleOf(current), parsePatch(request), patchFunction(request.headers['content-type']), target, name);
+    const patched = applyPatch(scaleOf(current, description), parsePatch(request), patchFunction(request.headers['content-type']), target, name);
     scale = patched as unknown as Fields;
   }
   const replicas = requestedReplicas(scale, name);
   const scaleMetadata = fields(scale['metadata']);
   const requestedVersion = typeof scaleMetadata['resourceVersion'] === 'string' && scaleMetadata['resourceVersion'] !== '' ? scaleMetadata['resourceVersion'] : undefined;
-  const object = structuredClone(current);
-  object['spec'] = { ...fields(current['spec'] as JsonValue | undefined), replicas };
+  const object = withValueAt(current, description.specReplicasPath, replicas);
   const warnings = prepareUpdate(object, current, target, { level: fieldValidationLevel(options), duplicates: [], source: 'patch' });
   trackUpdate(current, object, target, identity);
   sendWarnings(reply, warnings);
   // A PUT's resourceVersion is its precondition; a PATCH applies to what it read.
   const stored = await storedUpdate(write, current, object, { resourceVersion: (method === 'PUT' ? requestedVersion : undefined) ?? current.metadata.resourceVersion ?? '' });
-  return respond(request, reply, 200, scaleOf(stored));
+  return respond(request, reply, 200, scaleOf(stored, description));
 }

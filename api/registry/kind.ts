@@ -90,6 +90,18 @@ export interface StoredAs {
   fromStored(object: KubeObject): KubeObject;
 }
 
+/**
+ * How a kind is seen as an autoscaling/v1 Scale (its `scale` subresource): where the desired and
+ * current replica counts live, and the label selector string of its pods (kube's
+ * scale.status.selector).
+ */
+export interface ScaleDescription {
+  readonly specReplicasPath: readonly string[];
+  readonly statusReplicasPath: readonly string[];
+  /** The pods' label selector as a string ("" when there is none). */
+  selector(object: Record<string, unknown>): string;
+}
+
 export interface ResourceKind {
   readonly group: string;
   readonly version: string;
@@ -113,6 +125,8 @@ export interface ResourceKind {
   readonly schema: JsonSchema;
   /** Set when the kind is a served view of another kind's storage (see StoredAs). */
   readonly storage?: StoredAs;
+  /** Set when the kind has a `scale` subresource. */
+  readonly scale?: ScaleDescription;
   /** Create and update hooks (defaults, validation, generation, status resets, create on PUT). */
   readonly strategy: Strategy;
 }

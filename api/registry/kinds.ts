@@ -7,7 +7,7 @@ import { coreKinds } from './kinds/core.ts';
 import { eventsKinds } from './kinds/events.ts';
 import { rbacKinds } from './kinds/rbac.ts';
 
-export type { NameRule, ResourceKind, StoredAs, Strategy, Subresource, TableColumn, TableLayout, Verb } from './kind.ts';
+export type { NameRule, ResourceKind, ScaleDescription, StoredAs, Strategy, Subresource, TableColumn, TableLayout, Verb } from './kind.ts';
 export { apiVersionOf, standardVerbs, storedResourceOf } from './kind.ts';
 
 export const servedKinds: readonly ResourceKind[] = [

@@ -1,9 +1,19 @@
 // Owns: the apps/v1 kinds kstore serves: each one ResourceKind with kube's printer columns, its
 // subresources (status, scale), schema and strategy (strategy-apps.ts).
-import type { ResourceKind } from '../kind.ts';
+import type { ResourceKind, ScaleDescription } from '../kind.ts';
 import { ageColumn, nameColumn, schemaOf, standardVerbs } from '../kind.ts';
 import { deploymentReady, formatLabelSelector, nested as path, templateContainers } from '../printers.ts';
 import { deploymentStrategy } from '../strategy-apps.ts';
+
+/** The scale of a kind with spec.replicas, status.replicas and a metav1.LabelSelector at spec.selector. */
+export const replicaScale: ScaleDescription = {
+  specReplicasPath: ['spec', 'replicas'],
+  statusReplicasPath: ['status', 'replicas'],
+  selector: (object) => {
+    const selector = formatLabelSelector(path(object, 'spec', 'selector'));
+    return selector === '<none>' ? '' : selector;
+  },
+};
 
 export const appsKinds: readonly ResourceKind[] = [
   {
@@ -13,6 +23,7 @@ export const appsKinds: readonly ResourceKind[] = [
       { name: 'scale', verbs: ['get', 'patch', 'update'], responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } },
       { name: 'status', verbs: ['get', 'patch', 'update'] },
     ],
+    scale: replicaScale,
     nameRule: 'dns1123Subdomain',
     tableLayout: 'columnsOnly',
     columns: [
