@@ -21,7 +21,7 @@ import type { ApiError } from './status.ts';
 import { acceptsPlainJson, parseAcceptHeader } from './table.ts';
 
 /** The Kubernetes release whose API we present; kubectl compares it for version skew. */
-export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-kstore' } as const;
+export const kubernetesVersion = { major: '1', minor: '33', gitVersion: 'v1.33.0-kstore' } as const;
 
 export interface VersionInfo {
   readonly major: string;

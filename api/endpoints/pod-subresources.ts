@@ -18,6 +18,8 @@ import { writeDelete, writeRequestOf, writeUpdate } from './write-path.ts';
 import { expectObject } from './results.ts';
 import { checkSubresource } from './subresource.ts';
 import { objectKey } from './target.ts';
+import { findKind } from '../registry/kinds.ts';
+import type { ResourceKind } from '../registry/kinds.ts';
 import type { Target } from './target.ts';
 
 type Fields = Record<string, unknown>;
@@ -104,13 +106,28 @@ export async function handleEviction(request: FastifyRequest, reply: FastifyRepl
  * node, as kube's BindingREST: 409 if it is already assigned or being deleted, PodScheduled
  * True added to its status. Proposed with the read resourceVersion, re-read on a conflict.
  */
-export async function handleBinding(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
-  checkSubresource(target, 'create');
+function podsKind(): ResourceKind {
+  const kind = findKind('', 'v1', 'pods');
+  if (kind === undefined) throw internalError('pods are not served');
+  return kind;
+}
+
+/**
+ * A Binding: assigns the pod a node once (kube's BindingREST), through pods/<name>/binding or by
+ * POSTing it to the namespace's `bindings` collection with the pod's name as its own.
+ */
+export async function handleBinding(request: FastifyRequest, reply: FastifyReply, requested: Target, context: EndpointContext): Promise<FastifyReply> {
+  const collection = requested.subresource === undefined;
+  if (!collection) checkSubresource(requested, 'create');
   const raw = requestBody(request);
   const body = raw.length === 0 ? {} : decodeBody(request.headers['content-type'], raw);
   if (!isFields(body) || (body['kind'] !== undefined && body['kind'] !== 'Binding')) throw badRequest('the body of a binding must be a Binding object');
   const metadata = isFields(body['metadata']) ? body['metadata'] : {};
-  if (metadata['name'] !== undefined && metadata['name'] !== target.name) throw badRequest('name in URL does not match name in Binding object');
+  if (!collection && metadata['name'] !== undefined && metadata['name'] !== requested.name) throw badRequest('name in URL does not match name in Binding object');
+  // POST .../bindings names the pod in the Binding's metadata.name; .../pods/<name>/binding in the URL.
+  const podName = collection ? (typeof metadata['name'] === 'string' ? metadata['name'] : '') : requested.name!;
+  if (podName === '') throw invalid('', 'Binding', '', [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
+  const target: Target = collection ? { kind: podsKind(), namespace: requested.namespace, name: podName, subresource: 'binding' } : requested;
   const bindingTarget = isFields(body['target']) ? body['target'] : {};
   const nodeName = typeof bindingTarget['name'] === 'string' ? bindingTarget['name'] : '';
   if (nodeName === '') throw invalid('', 'Binding', target.name!, [{ reason: 'FieldValueRequired', message: 'Required value', field: 'target.name' }]);

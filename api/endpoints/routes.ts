@@ -6,6 +6,7 @@
 // written for a request that will be refused.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiate } from '../negotiation.ts';
+import type { Verb } from '../registry/kind.ts';
 import { methodNotAllowed, pathNotFound } from '../status.ts';
 import type { EndpointContext } from './context.ts';
 import { handleCreate } from './create.ts';
@@ -23,12 +24,20 @@ import { handleScale } from './scale.ts';
 
 const writeVerbs: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+const itemVerbs: ReadonlySet<string> = new Set(['get', 'update', 'patch', 'delete']);
+
 const notAllowed = 'the server does not allow this method on the requested resource';
 
 async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: EndpointContext): Promise<FastifyReply> {
   const info = request.requestInfo;
   const target = info.target;
   if (target === undefined) throw pathNotFound();
+  // Only the kind's verbs have routes (kube installs a handler per verb): an item path of a kind
+  // without item verbs (bindings) names nothing; another method on a served path is a 405.
+  if (target.subresource === undefined && !target.kind.verbs.includes(info.verb as Verb)) {
+    if (target.name !== undefined && !target.kind.verbs.some((verb) => itemVerbs.has(verb))) throw pathNotFound();
+    throw methodNotAllowed(notAllowed);
+  }
   if (info.options.problem !== undefined) throw info.options.problem;
   // A write's response representation is decided before it runs (a 406 stores nothing).
   if (writeVerbs.has(info.verb)) negotiate(request.headers.accept, false);
@@ -48,6 +57,7 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
     if (target.subresource === 'scale') return handleScale(request, reply, target, context);
     if (request.method === 'PATCH') return handleSubresourcePatch(request, reply, target, context);
   }
+  if (target.kind.group === '' && target.kind.resource === 'bindings' && request.method === 'POST') return handleBinding(request, reply, target, context);
   switch (request.method) {
     case 'GET':
     case 'HEAD':

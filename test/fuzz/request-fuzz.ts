@@ -344,7 +344,9 @@ function check(request: FuzzRequest, status: number, contentType: string, body: 
     if (own === undefined || own.decision !== 'allow') return `${command.type} of ${JSON.stringify(command.key)} was proposed without an allowed authorization`;
     const authorized = own.attributes;
     // An eviction deletes its pod, a binding updates it: the authorized resource is the subresource's.
-    if (authorized.resource !== command.key.resource || authorized.apiGroup !== command.key.group) return `wrote ${command.key.resource} but authorized ${authorized.resource}`;
+    // POST bindings assigns a pod: authorized as create bindings, it updates the pod.
+    const bindingOfPod = authorized.resource === 'bindings' && authorized.apiGroup === '' && command.key.group === '' && command.key.resource === 'pods';
+    if ((authorized.resource !== command.key.resource || authorized.apiGroup !== command.key.group) && !bindingOfPod) return `wrote ${command.key.resource} but authorized ${authorized.resource}`;
     // A namespace's own requests carry its name as their namespace (kube's RequestInfo).
     const namespaceObject = command.key.group === '' && command.key.resource === 'namespaces' && authorized.namespace === command.key.name;
     if (authorized.namespace !== command.key.namespace && !namespaceObject) return `wrote in namespace "${command.key.namespace}" but authorized "${authorized.namespace}"`;

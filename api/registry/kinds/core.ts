@@ -2,7 +2,7 @@
 // pods, nodes, services, endpoints): each one ResourceKind with its names, printer columns, field
 // selectors, subresources, schema and strategy.
 import type { ResourceKind, TableColumn } from '../kind.ts';
-import { ageColumn, nameColumn, nestedValue as nested, schemaOf, standardVerbs, stringCell } from '../kind.ts';
+import { ageColumn, genericStrategy, nameColumn, nestedValue as nested, schemaOf, standardVerbs, stringCell } from '../kind.ts';
 import { coreEventFieldSelectors } from '../event-conversion.ts';
 import {
   endpointsCell, eventSummary, formatLabels, nested as path, nodeAddress, nodeInfo, nodeRoles, nodeStatus, podIp, podReadinessGates, podSummary,
@@ -35,10 +35,19 @@ export const coreEventColumns: readonly TableColumn[] = [
 
 export const coreKinds: readonly ResourceKind[] = [
   {
+    // POST-only: a Binding assigns the pod its metadata.name names (endpoints/pod-subresources.ts).
+    group: '', version: 'v1', resource: 'bindings', singular: 'binding', kind: 'Binding',
+    namespaced: true, shortNames: [], categories: [], verbs: ['create'],
+    nameRule: 'dns1123Subdomain',
+    columns: [],
+    strategy: genericStrategy,
+    schema: schemaOf('k8s.io.api.core.v1.Binding'),
+  },
+  {
     group: '', version: 'v1', resource: 'namespaces', singular: 'namespace', kind: 'Namespace',
     namespaced: false, shortNames: ['ns'], categories: [],
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-    subresources: [{ name: 'finalize', verbs: ['update'] }, { name: 'status', verbs: ['get', 'update'] }],
+    subresources: [{ name: 'finalize', verbs: ['update'] }, { name: 'status', verbs: ['get', 'patch', 'update'] }],
     fieldSelectors: { 'status.phase': (o) => stringCell(nested(o, 'status', 'phase')) },
     nameRule: 'dns1123Label',
     columns: [{ name: 'Status', type: 'string', description: 'The phase of the namespace', priority: 0,

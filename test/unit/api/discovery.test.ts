@@ -21,7 +21,7 @@ const kubectlAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDi
 describe('discovery - legacy documents', () => {
   it('/version looks like kube-apiserver 1.32', async () => {
     const body = (await (await buildApp()).inject({ url: '/version' })).json();
-    expect(body).toMatchObject({ major: '1', minor: '32', gitVersion: 'v1.32.0-kstore' });
+    expect(body).toMatchObject({ major: '1', minor: '33', gitVersion: 'v1.33.0-kstore' });
     expect(body.platform).toMatch(/\//);
   });
 

@@ -35,7 +35,7 @@ describe('protobuf against client-go 1.33 bytes', () => {
   });
 
   it('covers the subresource and option kinds too', () => {
-    expect(otherNames).toEqual(expect.arrayContaining(['core.v1.Binding', 'policy.v1.Eviction', 'autoscaling.v1.Scale', 'core.v1.DeleteOptions']));
+    expect(otherNames).toEqual(expect.arrayContaining(['policy.v1.Eviction', 'autoscaling.v1.Scale', 'core.v1.DeleteOptions']));
   });
 
   for (const name of [...servedNames, ...otherNames]) {
