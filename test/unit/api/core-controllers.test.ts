@@ -69,7 +69,7 @@ describe('replicationcontrollers', () => {
     const created = await create('replicationcontrollers', controller('web'));
     const status = await harness.request('PUT', `${core}/replicationcontrollers/web/status`, { ...created, status: { replicas: 1, readyReplicas: 1 } });
     expect(status.json()).toMatchObject({ status: { replicas: 1, readyReplicas: 1 }, metadata: { generation: 1 } });
-    const relabelled = await harness.request('PUT', `${core}/replicationcontrollers/web`, { ...status.json(), status: {} });
+    const relabelled = await harness.request('PUT', `${core}/replicationcontrollers/web`, { ...(status.json() as Json), status: {} });
     expect(relabelled.json()).toMatchObject({ status: { replicas: 1 }, metadata: { generation: 1 } });
     const reselected = await harness.request('PATCH', `${core}/replicationcontrollers/web`, { spec: { selector: { tier: null } } }, merge);
     expect(reselected.statusCode, reselected.body).toBe(200);
