@@ -4,6 +4,7 @@ import type { ResourceKind } from './kind.ts';
 import { appsKinds } from './kinds/apps.ts';
 import { coordinationKinds } from './kinds/coordination.ts';
 import { coreKinds } from './kinds/core.ts';
+import { coreControllerKinds } from './kinds/core-controllers.ts';
 import { eventsKinds } from './kinds/events.ts';
 import { rbacKinds } from './kinds/rbac.ts';
 
@@ -12,6 +13,7 @@ export { apiVersionOf, standardVerbs, storedResourceOf } from './kind.ts';
 
 export const servedKinds: readonly ResourceKind[] = [
   ...coreKinds,
+  ...coreControllerKinds,
   ...coordinationKinds,
   ...eventsKinds,
   ...rbacKinds,

@@ -315,3 +315,38 @@ export function templateContainers(object: Fields, field: 'name' | 'image'): str
 export function deploymentReady(object: Fields): string {
   return `${Number(nested(object, 'status', 'readyReplicas') ?? 0)}/${Number(nested(object, 'spec', 'replicas') ?? 0)}`;
 }
+
+// --- apps/v1 ReplicaSets, StatefulSets, DaemonSets, ControllerRevisions; core/v1
+// ReplicationControllers and PodTemplates (printReplicaSet, printStatefulSet, printDaemonSet,
+// printControllerRevision, printReplicationController, printPodTemplate) ---
+
+/** printStatefulSet's Ready cell: ready replicas over desired replicas. */
+export function statefulSetReady(object: Fields): string {
+  return `${Number(nested(object, 'status', 'readyReplicas') ?? 0)}/${Number(nested(object, 'spec', 'replicas') ?? 0)}`;
+}
+
+/** A status or spec count as the integer cells print it (0 when unset). */
+export function countCell(object: Fields, ...path: string[]): number {
+  const value = nested(object, ...path);
+  return typeof value === 'number' ? value : 0;
+}
+
+/** A PodTemplate's container names or images, comma-joined (its template is at the top level). */
+export function podTemplateContainers(object: Fields, field: 'name' | 'image'): string {
+  return listOf(nested(object, 'template', 'spec', 'containers')).map((container) => stringOf(container[field])).join(',');
+}
+
+/**
+ * printControllerRevision's Controller cell: the controlling owner as `kind.group/name`
+ * (lowercased, formatResourceName of its GroupKind), "<none>" without a controller.
+ */
+export function controllerRevisionController(object: Fields): string {
+  const owner = listOf(nested(object, 'metadata', 'ownerReferences')).find((reference) => reference['controller'] === true);
+  if (owner === undefined) return none;
+  const apiVersion = stringOf(owner['apiVersion']);
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const kind = stringOf(owner['kind']);
+  const name = stringOf(owner['name']);
+  if (group === '' && kind === '') return name;
+  return `${(group === '' ? kind : `${kind}.${group}`).toLowerCase()}/${name}`;
+}

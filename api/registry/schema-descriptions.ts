@@ -220,6 +220,36 @@ export const typeDescriptions: Descriptions = {
     RollingUpdateDeployment: 'The bounds of a rolling update: how many pods may be missing and how many extra during it.',
     DeploymentCondition: 'One observed aspect of a deployment (Available, Progressing, ReplicaFailure) and when it last changed.',
   }),
+  // apps/v1 ReplicaSets, StatefulSets, DaemonSets, ControllerRevisions; core/v1
+  // ReplicationControllers and PodTemplates.
+  ...inPackage('io.k8s.api.apps.v1', {
+    ReplicaSet: 'Keeps a number of identical pods, chosen by its selector, running from its template.',
+    ReplicaSetSpec: 'The pods a replica set wants: how many, which ones (selector) and from what template.',
+    ReplicaSetStatus: 'What the replica set controller last observed of its pods.',
+    ReplicaSetCondition: 'One observed aspect of a replica set (such as ReplicaFailure) and when it last changed.',
+    StatefulSet: 'Runs pods with stable names, network identities and storage, created and replaced in order.',
+    StatefulSetSpec: 'The pods a stateful set wants, their volume claims, their governing service and how they are updated.',
+    StatefulSetStatus: 'What the stateful set controller last observed of its pods and revisions.',
+    StatefulSetCondition: 'One observed aspect of a stateful set and when it last changed.',
+    StatefulSetUpdateStrategy: 'How pods are replaced after a template change: RollingUpdate (default) or OnDelete.',
+    RollingUpdateStatefulSetStrategy: 'The bounds of a stateful set\'s rolling update: the partition below which pods keep the old template.',
+    StatefulSetPersistentVolumeClaimRetentionPolicy: 'Whether the claims made from the volume claim templates are kept or deleted when the set is deleted or scaled down.',
+    StatefulSetOrdinals: 'The numbering of a stateful set\'s pods.',
+    DaemonSet: 'Runs one pod from its template on each eligible node.',
+    DaemonSetSpec: 'The pod a daemon set runs on each node, which pods are its own (selector) and how they are updated.',
+    DaemonSetStatus: 'What the daemon set controller last observed of its pods across nodes.',
+    DaemonSetCondition: 'One observed aspect of a daemon set and when it last changed.',
+    DaemonSetUpdateStrategy: 'How daemon pods are replaced after a template change: RollingUpdate (default) or OnDelete.',
+    RollingUpdateDaemonSet: 'The bounds of a daemon set\'s rolling update: how many nodes may lack a ready pod, and how many may run an extra one.',
+    ControllerRevision: 'A stored, unchangeable snapshot of a controller\'s template state, used for rollout history and rollback.',
+  }),
+  ...inPackage(core, {
+    ReplicationController: 'The original replica controller: keeps a number of pods, chosen by a label map, running from its template.',
+    ReplicationControllerSpec: 'The pods a replication controller wants: how many, which labels select them and their template.',
+    ReplicationControllerStatus: 'What the replication manager last observed of the controller\'s pods.',
+    ReplicationControllerCondition: 'One observed aspect of a replication controller and when it last changed.',
+    PodTemplate: 'A named, stored pod template that other objects can copy pods from.',
+  }),
 };
 
 export const fieldDescriptions: Descriptions = {
@@ -287,5 +317,46 @@ export const fieldDescriptions: Descriptions = {
   }),
   ...inPackage('io.k8s.api.apps.v1.DeploymentStrategy', {
     type: 'Recreate or RollingUpdate (default).',
+  }),
+  // apps/v1 ReplicaSets, StatefulSets, DaemonSets; core/v1 ReplicationControllers.
+  ...inPackage('io.k8s.api.apps.v1.ReplicaSetSpec', {
+    replicas: 'How many pods to keep running (default 1).',
+    minReadySeconds: 'Seconds a new pod must be ready before it counts as available.',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.StatefulSetSpec', {
+    replicas: 'How many pods to run (default 1).',
+    volumeClaimTemplates: 'Claims made for each pod, named after it, and mounted by the template\'s volumes of the same name.',
+    serviceName: 'The headless service that gives the pods their DNS names; it must be a DNS label.',
+    podManagementPolicy: 'OrderedReady (default) starts and stops pods one at a time in order; Parallel does them all at once.',
+    revisionHistoryLimit: 'How many old revisions to keep (default 10).',
+    minReadySeconds: 'Seconds a new pod must be ready before it counts as available.',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.StatefulSetUpdateStrategy', {
+    type: 'RollingUpdate (default) or OnDelete.',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy', {
+    partition: 'Pods with an ordinal at or above this are updated; the others keep the old template (default 0).',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy', {
+    whenDeleted: 'Retain (default) or Delete the claims when the stateful set is deleted.',
+    whenScaled: 'Retain (default) or Delete the claims of pods removed by scaling down.',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.StatefulSetOrdinals', {
+    start: 'The number of the first pod (default 0).',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.DaemonSetSpec', {
+    minReadySeconds: 'Seconds a new pod must be ready before it counts as available.',
+    revisionHistoryLimit: 'How many old revisions to keep (default 10).',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.DaemonSetUpdateStrategy', {
+    type: 'RollingUpdate (default) or OnDelete.',
+  }),
+  ...inPackage('io.k8s.api.apps.v1.ControllerRevision', {
+    revision: 'The number of this revision among its controller\'s revisions.',
+  }),
+  ...inPackage(`${core}.ReplicationControllerSpec`, {
+    replicas: 'How many pods to keep running (default 1).',
+    minReadySeconds: 'Seconds a new pod must be ready before it counts as available.',
+    selector: 'Labels the controller\'s pods have; taken from the template\'s labels when empty.',
   }),
 };

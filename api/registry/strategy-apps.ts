@@ -9,23 +9,23 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { defaultPodTemplateSpec, podSpecCauses } from './strategy-workloads.ts';
-import { invalidValue } from './validation.ts';
+import { invalidValue, labelValueProblems, qualifiedNameProblems } from './validation.ts';
 
-type Fields = Record<string, JsonValue>;
+export type Fields = Record<string, JsonValue>;
 
-function fields(value: JsonValue | undefined): Fields {
+export function fields(value: JsonValue | undefined): Fields {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
 }
 
-function isFields(value: JsonValue | undefined): value is Fields {
+export function isFields(value: JsonValue | undefined): value is Fields {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function unset(value: JsonValue | undefined): boolean {
+export function unset(value: JsonValue | undefined): boolean {
   return value === undefined || value === null || value === '';
 }
 
-function sameJson(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
+export function sameJson(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
   return JSON.stringify(canonical(left)) === JSON.stringify(canonical(right));
 }
 
@@ -60,21 +60,21 @@ export function defaultDeploymentSpec(spec: Fields): Fields {
   return result;
 }
 
-function nonNegative(field: string, value: JsonValue | undefined): StatusCause[] {
+export function nonNegative(field: string, value: JsonValue | undefined): StatusCause[] {
   return typeof value === 'number' && value < 0 ? [invalidValue(field, value, 'must be greater than or equal to 0')] : [];
 }
 
-const percentPattern = /^[0-9]+%$/;
+export const percentPattern = /^[0-9]+%$/;
 const percentMessage = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
 
 /** An int-or-percent's value for the "both zero" and "over 100%" rules (a malformed percent counts as 0). */
-function intOrPercentValue(value: JsonValue | undefined): { readonly amount: number; readonly percent: boolean } {
+export function intOrPercentValue(value: JsonValue | undefined): { readonly amount: number; readonly percent: boolean } {
   if (typeof value === 'number') return { amount: value, percent: false };
   if (typeof value === 'string' && percentPattern.test(value)) return { amount: Number.parseInt(value.slice(0, -1), 10), percent: true };
   return { amount: 0, percent: false };
 }
 
-function intOrPercentCauses(field: string, value: JsonValue | undefined): StatusCause[] {
+export function intOrPercentCauses(field: string, value: JsonValue | undefined): StatusCause[] {
   if (typeof value === 'string') return percentPattern.test(value) ? [] : [invalidValue(field, value, percentMessage)];
   return nonNegative(field, value);
 }
@@ -127,26 +127,58 @@ export function selectorMatches(selector: Fields, labels: Readonly<Record<string
   });
 }
 
-function selectorIsEmpty(selector: Fields): boolean {
+export function selectorIsEmpty(selector: Fields): boolean {
   const expressions = Array.isArray(selector['matchExpressions']) ? selector['matchExpressions'] : [];
   return Object.keys(fields(selector['matchLabels'])).length + expressions.length === 0;
 }
 
-/** ValidatePodTemplateSpecForReplicaSet: labels the selector matches, restartPolicy Always, no activeDeadlineSeconds, the pod spec rules. */
-function templateCauses(template: Fields, selector: Fields | undefined): StatusCause[] {
+/**
+ * The rules ValidatePodTemplateSpec puts on a template's labels (ValidateLabels at
+ * `<path>.labels`, as kube reports them: not under metadata).
+ */
+export function templateLabelCauses(labels: Fields, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const labels = fields(fields(template['metadata'])['labels']);
-  if (selector !== undefined && !selectorIsEmpty(selector) && !selectorMatches(selector, labels)) {
-    causes.push(invalidValue('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+  for (const [key, value] of Object.entries(labels)) {
+    for (const problem of qualifiedNameProblems(key)) causes.push(invalidValue(`${path}.labels`, key, problem));
+    for (const problem of labelValueProblems(typeof value === 'string' ? value : String(value))) causes.push(invalidValue(`${path}.labels`, value, problem));
   }
+  return causes;
+}
+
+/**
+ * The selector-versus-labels rule of the workload validations: an absent selector selects
+ * nothing (metav1.LabelSelectorAsSelector(nil)), so no labels match it; an empty one selects
+ * everything and is reported by the caller instead.
+ */
+export function selectorMismatch(selector: Fields | undefined, labels: Fields, path: string): StatusCause[] {
+  if (selector !== undefined && (selectorIsEmpty(selector) || selectorMatches(selector, labels))) return [];
+  return [invalidValue(`${path}.metadata.labels`, labels, '`selector` does not match template `labels`')];
+}
+
+/**
+ * ValidatePodTemplateSpecForReplicaSet (Deployments, ReplicaSets) and the same rules kube
+ * applies to DaemonSet and ReplicationController templates: labels the selector matches, the
+ * template's labels and pod spec rules, restartPolicy Always, no activeDeadlineSeconds (the
+ * message names `owner`). `path` is where the template is.
+ */
+export function controllerTemplateCauses(template: Fields, selector: Fields | undefined, owner: string, path = 'spec.template'): StatusCause[] {
+  const labels = fields(fields(template['metadata'])['labels']);
+  const causes = selectorMismatch(selector, labels, path);
+  causes.push(...templateLabelCauses(labels, path));
   const spec = fields(template['spec']);
-  causes.push(...podSpecCauses(spec, 'spec.template.spec'));
+  causes.push(...podSpecCauses(spec, `${path}.spec`), ...restartPolicyCauses(spec, `${path}.spec`, owner));
+  return causes;
+}
+
+/** A controller's pods always restart and never have an active deadline. */
+export function restartPolicyCauses(spec: Fields, path: string, owner: string): StatusCause[] {
+  const causes: StatusCause[] = [];
   const restartPolicy = spec['restartPolicy'];
   if (typeof restartPolicy === 'string' && restartPolicy !== 'Always') {
-    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(restartPolicy)}: supported values: "Always"`, field: 'spec.template.spec.restartPolicy' });
+    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(restartPolicy)}: supported values: "Always"`, field: `${path}.restartPolicy` });
   }
   if (spec['activeDeadlineSeconds'] !== undefined && spec['activeDeadlineSeconds'] !== null) {
-    causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported', field: 'spec.template.spec.activeDeadlineSeconds' });
+    causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: activeDeadlineSeconds in ${owner} is not Supported`, field: `${path}.activeDeadlineSeconds` });
   }
   return causes;
 }
@@ -157,7 +189,7 @@ export function deploymentSpecCauses(spec: Fields): StatusCause[] {
   const selector = isFields(spec['selector']) ? spec['selector'] : undefined;
   if (selector === undefined) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.selector' });
   else if (selectorIsEmpty(selector)) causes.push(invalidValue('spec.selector', selector, 'empty selector is invalid for deployment'));
-  causes.push(...templateCauses(fields(spec['template']), selector));
+  causes.push(...controllerTemplateCauses(fields(spec['template']), selector, 'ReplicaSet'));
   causes.push(...strategyCauses(fields(spec['strategy'])));
   causes.push(...nonNegative('spec.minReadySeconds', spec['minReadySeconds']));
   causes.push(...nonNegative('spec.revisionHistoryLimit', spec['revisionHistoryLimit']));
@@ -170,7 +202,7 @@ export function deploymentSpecCauses(spec: Fields): StatusCause[] {
   return causes;
 }
 
-function specOf(object: KubeObject): Fields {
+export function specOf(object: KubeObject): Fields {
   return fields(object['spec'] as JsonValue | undefined);
 }
 

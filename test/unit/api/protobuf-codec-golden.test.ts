@@ -31,12 +31,15 @@ const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden
 
 /**
  * The apiVersion/kind pairs of the kinds and subresource bodies served since the fixtures were
- * made (deployments, and deployments/scale's autoscaling/v1 Scale; each group version's
+ * made (deployments and the other workload controllers, and their scale's autoscaling/v1 Scale; each group version's
  * DeleteOptions and Status come with them).
  */
 const servedSinceGolden = [
   'apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status',
   'autoscaling/v1/DeleteOptions', 'autoscaling/v1/Scale', 'autoscaling/v1/Status',
+  'apps/v1/ControllerRevision', 'apps/v1/ControllerRevisionList', 'apps/v1/DaemonSet', 'apps/v1/DaemonSetList',
+  'apps/v1/ReplicaSet', 'apps/v1/ReplicaSetList', 'apps/v1/StatefulSet', 'apps/v1/StatefulSetList',
+  'v1/PodTemplate', 'v1/PodTemplateList', 'v1/ReplicationController', 'v1/ReplicationControllerList',
 ];
 
 describe('protobuf codec: kinds', () => {

@@ -301,7 +301,7 @@ describe('errors', () => {
   });
 
   it('refuses to encode unsupported kinds and malformed times', () => {
-    expect(() => encodeProtobufObject({ apiVersion: 'apps/v1', kind: 'StatefulSet' })).toThrow(ProtobufEncodeError);
+    expect(() => encodeProtobufObject({ apiVersion: 'example.com/v1', kind: 'Widget' })).toThrow(ProtobufEncodeError);
     expect(() => encodeProtobufObject({ ...lease, spec: { renewTime: 'yesterday' } })).toThrow(ProtobufEncodeError);
     expect(() => encodeProtobufObject({ ...configMap, data: ['a'] })).toThrow(ProtobufEncodeError);
   });
