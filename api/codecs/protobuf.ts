@@ -143,6 +143,7 @@ function valueToJson(field: Field, value: unknown): unknown {
     case undefined: return messageToJson(type, value as JsonObject);
     case 'time': case 'microTime': return timeToJson(value as JsonObject, form === 'microTime');
     case 'fieldsV1': return fieldsV1ToJson(value as JsonObject);
+    case 'rawExtension': return rawExtensionToJson(value as JsonObject);
     case 'intOrString': return intOrStringToJson(value as JsonObject);
     case 'quantity': return quantityToJson(value as JsonObject);
     case 'array': return arrayToJson(value as JsonObject);
@@ -254,6 +255,19 @@ function encodeMessage(type: Type, json: JsonObject): Uint8Array {
   }
 }
 
+/**
+ * A runtime.RawExtension (ControllerRevision's data): the raw JSON it carries, checked like a
+ * FieldsV1's; no bytes is Go's nil Raw, which marshals as null.
+ */
+function rawExtensionToJson(value: JsonObject): unknown {
+  const raw = value['raw'];
+  if (typeof raw !== 'string' || raw === '') return null;
+  const text = Buffer.from(raw, 'base64').toString('utf8');
+  const scan = scanJson(text, { depthMax: nestingDepthMax });
+  if (!scan.ok) throw new ProtobufDecodeError(`a RawExtension is not JSON: ${scan.message}`);
+  return JSON.parse(text) as unknown;
+}
+
 /** JSON → a plain object protobufjs' fromObject accepts (times split, FieldsV1 serialized). */
 function messageFromJson(type: Type, json: JsonObject): JsonObject {
   const plain: JsonObject = {};
@@ -294,6 +308,7 @@ function valueFromJson(field: Field, value: unknown): unknown {
     case undefined: return messageFromJson(type, expectObject(field, value));
     case 'time': case 'microTime': return timeFromJson(field, value);
     case 'fieldsV1': return { Raw: Buffer.from(JSON.stringify(value), 'utf8') };
+    case 'rawExtension': return { raw: Buffer.from(JSON.stringify(value), 'utf8') };
     case 'intOrString': return typeof value === 'string' ? { type: 1, intVal: 0, strVal: value } : { type: 0, intVal: Number(value), strVal: '' };
     case 'quantity': return quantityFromJson(field, value);
     case 'array':
