@@ -43,8 +43,6 @@ function intOrPercentCauses(field: string, value: JsonValue | undefined): Status
   return [invalidValue(field, value!, "must be an integer or percentage (e.g '5%')")];
 }
 
-const operators = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
-
 /** ValidateLabelSelector's requirement rules. */
 export function labelSelectorCauses(selector: JsonValue | undefined, at: string): StatusCause[] {
   if (!isFields(selector)) return [];

@@ -37,6 +37,11 @@ const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden
 const servedSinceGolden = [
   'apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status',
   'autoscaling/v1/DeleteOptions', 'autoscaling/v1/Scale', 'autoscaling/v1/Status',
+  // horizontalpodautoscalers (autoscaling/v2 and v1), jobs and cronjobs, poddisruptionbudgets.
+  'autoscaling/v1/HorizontalPodAutoscaler', 'autoscaling/v1/HorizontalPodAutoscalerList',
+  'autoscaling/v2/DeleteOptions', 'autoscaling/v2/HorizontalPodAutoscaler', 'autoscaling/v2/HorizontalPodAutoscalerList', 'autoscaling/v2/Status',
+  'batch/v1/CronJob', 'batch/v1/CronJobList', 'batch/v1/DeleteOptions', 'batch/v1/Job', 'batch/v1/JobList', 'batch/v1/Status',
+  'policy/v1/PodDisruptionBudget', 'policy/v1/PodDisruptionBudgetList',
 ];
 
 describe('protobuf codec: kinds', () => {
