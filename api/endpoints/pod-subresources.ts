@@ -1,5 +1,6 @@
 // Owns: the pod subresources that are not a part of the object: `eviction` (POST a policy/v1
-// Eviction: the pod is deleted honouring the DeleteOptions it carries, gracefully as a DELETE), `binding` (POST a
+// Eviction: once the pod's PodDisruptionBudget allows it (endpoints/eviction.ts), the pod is
+// deleted honouring the DeleteOptions it carries, gracefully as a DELETE), `binding` (POST a
 // Binding: the pod is assigned to a node, as a scheduler does), `log` (GET) and the
 // streaming ones (`exec`, `attach`, `portforward`: their checks and errors, see handleStream). There
 // are no kubelets behind kstore, so `log` answers what kube-apiserver answers before any kubelet
@@ -16,6 +17,7 @@ import type { EndpointContext, Query } from './context.ts';
 import { causeOf, isDryRun, queryString, requestBody, respond } from './context.ts';
 import { writeDelete, writeRequestOf, writeUpdate } from './write-path.ts';
 import { expectObject } from './results.ts';
+import { admitEviction } from './eviction.ts';
 import { checkSubresource } from './subresource.ts';
 import { objectKey } from './target.ts';
 import { findKind } from '../registry/kinds.ts';
@@ -58,9 +60,9 @@ function readEviction(request: FastifyRequest, target: Target): { readonly optio
 }
 
 /**
- * POST pods/<name>/eviction. PodDisruptionBudgets are not served by kstore, so there is no
- * budget to consult: every eviction is allowed (kube-apiserver with no PDB matching the pod
- * behaves the same), and the pod is deleted with the Eviction's DeleteOptions.
+ * POST pods/<name>/eviction: the pod's PodDisruptionBudget is consulted (and its status
+ * decremented) first, as kube's EvictionREST does (endpoints/eviction.ts); then the pod is
+ * deleted with the Eviction's DeleteOptions.
  */
 export async function handleEviction(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   checkSubresource(target, 'create');
@@ -79,8 +81,11 @@ export async function handleEviction(request: FastifyRequest, reply: FastifyRepl
   const optionsDryRun = Array.isArray(options['dryRun']) ? (options['dryRun'] as JsonValue[]) : [];
   const dryRun = isDryRun({ dryRun: optionsDryRun.length > 0 ? optionsDryRun.map(String) : request.requestInfo.options.dryRun }, 'DeleteOptions');
   const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+  const pinned = await admitEviction(request, context, pod, dryRun);
+  let wanted = preconditions as Preconditions | undefined;
+  // An unready pod let go without spending its budget is deleted only as it was read.
+  if (pinned) wanted = { ...wanted, resourceVersion: pod.metadata.resourceVersion ?? '' };
   if (dryRun) {
-    const wanted = preconditions as Preconditions | undefined;
     if ((wanted?.uid && wanted.uid !== pod.metadata.uid) || (wanted?.resourceVersion && wanted.resourceVersion !== pod.metadata.resourceVersion)) {
       expectObject({ type: 'conflict', message: 'the object has been modified; please apply your changes to the latest version and try again' }, target, target.name!);
     }
@@ -93,7 +98,7 @@ export async function handleEviction(request: FastifyRequest, reply: FastifyRepl
   // The eviction deletes the pod itself: the write is the pods resource's delete.
   const podTarget = { ...target, subresource: undefined };
   const result = await writeDelete(writeRequestOf(request, podTarget, context, false), target.name!, pod, {
-    ...(isFields(preconditions) ? { preconditions: preconditions as Preconditions } : {}),
+    ...(wanted === undefined ? {} : { preconditions: wanted }),
     ...(effectivePolicy ? { propagationPolicy: effectivePolicy } : {}),
     ...(gracePeriod === undefined ? {} : { gracePeriodSeconds: gracePeriod }),
   });

@@ -2,10 +2,13 @@
 // kind is one ResourceKind in api/registry/kinds/<group>.ts (kind.ts says what one holds).
 import type { ResourceKind } from './kind.ts';
 import { appsKinds } from './kinds/apps.ts';
+import { autoscalingKinds } from './kinds/autoscaling.ts';
+import { batchKinds } from './kinds/batch.ts';
 import { coordinationKinds } from './kinds/coordination.ts';
 import { coreKinds } from './kinds/core.ts';
 import { coreControllerKinds } from './kinds/core-controllers.ts';
 import { eventsKinds } from './kinds/events.ts';
+import { policyKinds } from './kinds/policy.ts';
 import { rbacKinds } from './kinds/rbac.ts';
 
 export type { NameRule, ResourceKind, ScaleDescription, StoredAs, Strategy, Subresource, TableColumn, TableLayout, Verb } from './kind.ts';
@@ -18,6 +21,9 @@ export const servedKinds: readonly ResourceKind[] = [
   ...eventsKinds,
   ...rbacKinds,
   ...appsKinds,
+  ...autoscalingKinds,
+  ...batchKinds,
+  ...policyKinds,
 ];
 
 /** Group versions served, in discovery order (core first). */

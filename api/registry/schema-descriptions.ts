@@ -250,6 +250,39 @@ export const typeDescriptions: Descriptions = {
     ReplicationControllerCondition: 'One observed aspect of a replication controller and when it last changed.',
     PodTemplate: 'A named, stored pod template that other objects can copy pods from.',
   }),
+  // batch, autoscaling and policy kinds
+  ...inPackage('io.k8s.api.batch.v1', {
+    Job: 'Runs pods from a template until a number of them finish successfully.',
+    JobSpec: 'The pods a job runs, how many must succeed, how many run at once and how failures are handled.',
+    JobStatus: 'What the job controller last observed: active, succeeded and failed pods, start and completion times.',
+    JobCondition: 'One observed aspect of a job (Complete, Failed, Suspended, ...) and when it last changed.',
+    CronJob: 'Starts jobs from a template on a cron schedule.',
+    CronJobSpec: 'The schedule, the job template and what happens when runs overlap.',
+    CronJobStatus: 'The jobs running now and when a job was last started and last succeeded.',
+    JobTemplateSpec: 'The metadata and spec of the jobs a cron job starts.',
+    PodFailurePolicy: 'Rules that decide what a failed pod means for its job.',
+    SuccessPolicy: 'Rules that declare an indexed job succeeded before all of its indexes have.',
+  }),
+  ...inPackage('io.k8s.api.autoscaling.v2', {
+    HorizontalPodAutoscaler: 'Scales a workload\'s replicas between bounds to keep metrics near their targets.',
+    HorizontalPodAutoscalerSpec: 'The workload to scale, the replica bounds, the metrics and how fast to scale.',
+    HorizontalPodAutoscalerStatus: 'What the autoscaler last observed: current and desired replicas, metric values and conditions.',
+    CrossVersionObjectReference: 'Names the scaled object by kind, name and API version.',
+    MetricSpec: 'One metric to scale on: a resource, a container resource, a pods, an object or an external metric.',
+    HorizontalPodAutoscalerBehavior: 'How fast the autoscaler may scale up and down.',
+    HPAScalingRules: 'Limits on one direction of scaling: a stabilization window and rate policies.',
+  }),
+  ...inPackage('io.k8s.api.autoscaling.v1', {
+    HorizontalPodAutoscaler: 'Scales a workload\'s replicas between bounds to keep average CPU use near a target (the autoscaling/v1 form).',
+    HorizontalPodAutoscalerSpec: 'The workload to scale, the replica bounds and the CPU utilization target.',
+    HorizontalPodAutoscalerStatus: 'What the autoscaler last observed: current and desired replicas and CPU utilization.',
+    CrossVersionObjectReference: 'Names the scaled object by kind, name and API version.',
+  }),
+  ...inPackage('io.k8s.api.policy.v1', {
+    PodDisruptionBudget: 'Limits how many of a set of pods voluntary disruptions (evictions) may take down at once.',
+    PodDisruptionBudgetSpec: 'The pods the budget covers and how many of them must stay available (or may be unavailable).',
+    PodDisruptionBudgetStatus: 'What the disruption controller last observed: healthy pods, pods wanted and disruptions allowed.',
+  }),
 };
 
 export const fieldDescriptions: Descriptions = {
@@ -358,5 +391,41 @@ export const fieldDescriptions: Descriptions = {
     replicas: 'How many pods to keep running (default 1).',
     minReadySeconds: 'Seconds a new pod must be ready before it counts as available.',
     selector: 'Labels the controller\'s pods have; taken from the template\'s labels when empty.',
+  }),
+  ...inPackage('io.k8s.api.batch.v1.JobSpec', {
+    parallelism: 'How many pods may run at once (default 1).',
+    completions: 'How many pods must succeed (default 1 when neither this nor parallelism is set).',
+    activeDeadlineSeconds: 'Seconds the job may run before it is failed.',
+    backoffLimit: 'Failed pods tolerated before the job fails (default 6).',
+    backoffLimitPerIndex: 'Failed pods tolerated per index of an indexed job.',
+    maxFailedIndexes: 'Failed indexes tolerated before an indexed job fails.',
+    ttlSecondsAfterFinished: 'Seconds after the job finishes before it is deleted.',
+    completionMode: 'NonIndexed (default), or Indexed to give each pod a completion index.',
+    suspend: 'While true, the job starts no pods (and stops those it started).',
+    manualSelector: 'True to use your own selector instead of the generated one.',
+    podReplacementPolicy: 'When a replacement pod is created: TerminatingOrFailed (default) or Failed.',
+    managedBy: 'The controller that syncs the job, when it is not the built-in one.',
+  }),
+  ...inPackage('io.k8s.api.batch.v1.CronJobSpec', {
+    schedule: 'When jobs start, in cron form (five fields) or as a descriptor such as @hourly.',
+    timeZone: 'The IANA time zone the schedule is read in (default: the controller\'s).',
+    startingDeadlineSeconds: 'Seconds after a missed start time within which the job may still start.',
+    concurrencyPolicy: 'What happens when a run is due while one is active: Allow (default), Forbid or Replace.',
+    suspend: 'While true, no new jobs start.',
+    successfulJobsHistoryLimit: 'Finished successful jobs to keep (default 3).',
+    failedJobsHistoryLimit: 'Failed jobs to keep (default 1).',
+  }),
+  ...inPackage('io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', {
+    minReplicas: 'The fewest replicas the autoscaler scales to (default 1).',
+    maxReplicas: 'The most replicas the autoscaler scales to.',
+    metrics: 'The metrics to scale on; the highest replica count any of them asks for wins (default: 80% average CPU).',
+  }),
+  ...inPackage('io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec', {
+    minReplicas: 'The fewest replicas the autoscaler scales to (default 1).',
+    maxReplicas: 'The most replicas the autoscaler scales to.',
+    targetCPUUtilizationPercentage: 'The average CPU use, as a percentage of requests, to keep the pods at.',
+  }),
+  ...inPackage('io.k8s.api.policy.v1.PodDisruptionBudgetSpec', {
+    unhealthyPodEvictionPolicy: 'When unready pods may be evicted: IfHealthyBudget (default) or AlwaysAllow.',
   }),
 };

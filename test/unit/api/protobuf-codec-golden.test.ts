@@ -40,6 +40,11 @@ const servedSinceGolden = [
   'apps/v1/ControllerRevision', 'apps/v1/ControllerRevisionList', 'apps/v1/DaemonSet', 'apps/v1/DaemonSetList',
   'apps/v1/ReplicaSet', 'apps/v1/ReplicaSetList', 'apps/v1/StatefulSet', 'apps/v1/StatefulSetList',
   'v1/PodTemplate', 'v1/PodTemplateList', 'v1/ReplicationController', 'v1/ReplicationControllerList',
+  // horizontalpodautoscalers (autoscaling/v2 and v1), jobs and cronjobs, poddisruptionbudgets.
+  'autoscaling/v1/HorizontalPodAutoscaler', 'autoscaling/v1/HorizontalPodAutoscalerList',
+  'autoscaling/v2/DeleteOptions', 'autoscaling/v2/HorizontalPodAutoscaler', 'autoscaling/v2/HorizontalPodAutoscalerList', 'autoscaling/v2/Status',
+  'batch/v1/CronJob', 'batch/v1/CronJobList', 'batch/v1/DeleteOptions', 'batch/v1/Job', 'batch/v1/JobList', 'batch/v1/Status',
+  'policy/v1/PodDisruptionBudget', 'policy/v1/PodDisruptionBudgetList',
 ];
 
 describe('protobuf codec: kinds', () => {
