@@ -4,18 +4,26 @@ import type { ResourceKind } from './kind.ts';
 import { appsKinds } from './kinds/apps.ts';
 import { coordinationKinds } from './kinds/coordination.ts';
 import { coreKinds } from './kinds/core.ts';
+import { coreStorageKinds } from './kinds/core-storage.ts';
 import { eventsKinds } from './kinds/events.ts';
 import { rbacKinds } from './kinds/rbac.ts';
+import { nodeKinds } from './kinds/node.ts';
+import { schedulingKinds } from './kinds/scheduling.ts';
+import { storageKinds } from './kinds/storage.ts';
 
 export type { NameRule, ResourceKind, ScaleDescription, StoredAs, Strategy, Subresource, TableColumn, TableLayout, Verb } from './kind.ts';
 export { apiVersionOf, standardVerbs, storedResourceOf } from './kind.ts';
 
 export const servedKinds: readonly ResourceKind[] = [
   ...coreKinds,
+  ...coreStorageKinds,
   ...coordinationKinds,
   ...eventsKinds,
   ...rbacKinds,
   ...appsKinds,
+  ...storageKinds,
+  ...schedulingKinds,
+  ...nodeKinds,
 ];
 
 /** Group versions served, in discovery order (core first). */
