@@ -37,6 +37,14 @@ const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden
 const servedSinceGolden = [
   'apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status',
   'autoscaling/v1/DeleteOptions', 'autoscaling/v1/Scale', 'autoscaling/v1/Status',
+  // wt-storage: core/v1 storage, quota and component status kinds; storage.k8s.io, scheduling.k8s.io and node.k8s.io.
+  'v1/ComponentStatus', 'v1/ComponentStatusList', 'v1/LimitRange', 'v1/LimitRangeList', 'v1/PersistentVolume', 'v1/PersistentVolumeClaim',
+  'v1/PersistentVolumeClaimList', 'v1/PersistentVolumeList', 'v1/ResourceQuota', 'v1/ResourceQuotaList',
+  'storage.k8s.io/v1/CSIDriver', 'storage.k8s.io/v1/CSIDriverList', 'storage.k8s.io/v1/CSINode', 'storage.k8s.io/v1/CSINodeList',
+  'storage.k8s.io/v1/CSIStorageCapacity', 'storage.k8s.io/v1/CSIStorageCapacityList', 'storage.k8s.io/v1/DeleteOptions', 'storage.k8s.io/v1/Status',
+  'storage.k8s.io/v1/StorageClass', 'storage.k8s.io/v1/StorageClassList', 'storage.k8s.io/v1/VolumeAttachment', 'storage.k8s.io/v1/VolumeAttachmentList',
+  'scheduling.k8s.io/v1/DeleteOptions', 'scheduling.k8s.io/v1/PriorityClass', 'scheduling.k8s.io/v1/PriorityClassList', 'scheduling.k8s.io/v1/Status',
+  'node.k8s.io/v1/DeleteOptions', 'node.k8s.io/v1/RuntimeClass', 'node.k8s.io/v1/RuntimeClassList', 'node.k8s.io/v1/Status',
 ];
 
 describe('protobuf codec: kinds', () => {

@@ -46,7 +46,7 @@ describe('resourcequotas', () => {
     expect(created.status).toEqual({});
     const status = await harness.request('PUT', `${quotas}/q/status`, { ...created, status: { hard: created.spec.hard, used: { pods: '3', 'requests.cpu': '100m', 'limits.memory': '512Mi' } } });
     expect(status.statusCode, status.body).toBe(200);
-    const updated = await harness.request('PUT', `${quotas}/q`, { ...status.json(), spec: { hard: { ...created.spec.hard, pods: '20' } }, status: {} });
+    const updated = await harness.request('PUT', `${quotas}/q`, { ...(status.json() as Json), spec: { hard: { ...created.spec.hard, pods: '20' } }, status: {} });
     expect(updated.statusCode, updated.body).toBe(200);
     expect(updated.json().status.used.pods).toBe('3');
     const table = (await harness.request('GET', quotas, undefined, tableAccept)).json();

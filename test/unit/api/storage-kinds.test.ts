@@ -81,7 +81,7 @@ describe('persistentvolumes', () => {
     const created = await create(pvs, volume('pv1'));
     const status = await harness.request('PUT', `${pvs}/pv1/status`, { ...created, status: { phase: 'Available' } });
     expect(status.statusCode, status.body).toBe(200);
-    const updated = await harness.request('PUT', `${pvs}/pv1`, { ...status.json(), metadata: { ...status.json().metadata, labels: { a: 'b' } }, status: { phase: 'Failed' } });
+    const updated = await harness.request('PUT', `${pvs}/pv1`, { ...(status.json() as Json), metadata: { ...status.json().metadata, labels: { a: 'b' } }, status: { phase: 'Failed' } });
     expect(updated.statusCode, updated.body).toBe(200);
     expect(updated.json().status.phase).toBe('Available');
     expect(updated.json().metadata.labels).toEqual({ a: 'b' });
@@ -155,11 +155,11 @@ describe('persistentvolumeclaims', () => {
       .toEqual([{ field: 'spec', message: 'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims' }]);
     const named = await harness.request('PUT', `${pvcs}/data`, { ...created, spec: { ...created.spec, volumeName: 'pv1' } });
     expect(named.statusCode, named.body).toBe(200);
-    expect(await causesOf('PUT', `${pvcs}/data`, { ...named.json(), spec: { ...named.json().spec, volumeName: 'pv2' } }))
+    expect(await causesOf('PUT', `${pvcs}/data`, { ...(named.json() as Json), spec: { ...named.json().spec, volumeName: 'pv2' } }))
       .toEqual([{ field: 'spec', message: 'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims' }]);
-    const bound = await harness.request('PUT', `${pvcs}/data/status`, { ...named.json(), status: { phase: 'Bound', capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'] } });
+    const bound = await harness.request('PUT', `${pvcs}/data/status`, { ...(named.json() as Json), status: { phase: 'Bound', capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'] } });
     expect(bound.statusCode, bound.body).toBe(200);
-    const grown = await harness.request('PUT', `${pvcs}/data`, { ...bound.json(), spec: { ...bound.json().spec, resources: { requests: { storage: '2Gi' } } } });
+    const grown = await harness.request('PUT', `${pvcs}/data`, { ...(bound.json() as Json), spec: { ...bound.json().spec, resources: { requests: { storage: '2Gi' } } } });
     expect(grown.statusCode, grown.body).toBe(200);
     expect(grown.json().status.phase).toBe('Bound');
     expect(await causesOf('PUT', `${pvcs}/data`, { ...grown.json(), spec: { ...grown.json().spec, resources: { requests: { storage: '1Gi' } } } }))
