@@ -291,11 +291,24 @@ function defaultClaimSpec(object: KubeObject, oldSpec: Fields | undefined): void
   object['spec'] = spec;
 }
 
+/** pvcutil.NormalizeDataSources: dataSource and dataSourceRef each filled from the other (a namespaced ref has no dataSource). */
+function normalizeDataSources(object: KubeObject): void {
+  const spec = specOf(object);
+  const reference = (source: Fields): Fields => ({
+    ...(source['apiGroup'] === undefined ? {} : { apiGroup: source['apiGroup'] }), kind: source['kind'] ?? '', name: source['name'] ?? '',
+  });
+  if (isFields(spec['dataSource']) && !isFields(spec['dataSourceRef'])) spec['dataSourceRef'] = reference(spec['dataSource']);
+  else if (isFields(spec['dataSourceRef']) && !isFields(spec['dataSource']) && String(spec['dataSourceRef']['namespace'] ?? '') === '') {
+    spec['dataSource'] = reference(spec['dataSourceRef']);
+  }
+}
+
 export const persistentVolumeClaimStrategy: Strategy = {
   // kube: PUT of an absent PersistentVolumeClaim is 404.
   allowCreateOnUpdate: false,
   prepareForCreate(object) {
     defaultClaimSpec(object, undefined);
+    normalizeDataSources(object);
     // kube clears the status; its defaulting reads an empty phase as Pending.
     object['status'] = { phase: 'Pending' };
   },

@@ -103,6 +103,8 @@ describe('kubectl with the storage, quota and scheduling kinds', () => {
     const claims = parseTable(await ok(['get', 'pvc', '-n', ns]));
     expect(claims.rows[0]).toMatchObject({ NAME: 'data', STATUS: 'Pending', VOLUME: '', STORAGECLASS: 'fast', VOLUMEATTRIBUTESCLASS: '<unset>' });
     expect(await ok(['get', 'pvc', 'data', '-n', ns, '-o', 'jsonpath={.spec.volumeMode} {.spec.resources.requests.storage} {.status.phase}'])).toBe('Filesystem 1536Mi Pending');
+    expect(await ok(['describe', 'pvc', 'data', '-n', ns])).toMatch(/Status:\s+Pending/);
+    expect(await ok(['explain', 'pvc.spec.volumeName'])).toContain('The volume the claim is bound to');
     const refused = await fixture!.kubectl.run(['patch', 'pvc', 'data', '-n', ns, '--type=merge', '-p', '{"spec":{"accessModes":["ReadWriteMany"]}}']);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims');

@@ -133,6 +133,11 @@ describe('persistentvolumeclaims', () => {
     // kube 1.33 serves VolumeAttributesClass off: the field is dropped.
     const vac = await create(pvcs, claim('vac', { volumeAttributesClassName: 'gold' }));
     expect(vac.spec).not.toHaveProperty('volumeAttributesClassName');
+    // The two data source fields are filled from each other.
+    const cloned = await create(pvcs, claim('clone', { dataSource: { kind: 'PersistentVolumeClaim', name: 'data' } }));
+    expect(cloned.spec.dataSourceRef).toEqual({ kind: 'PersistentVolumeClaim', name: 'data' });
+    const restored = await create(pvcs, claim('restore', { dataSourceRef: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 'snap' } }));
+    expect(restored.spec.dataSource).toEqual({ apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 'snap' });
   });
 
   it('validate as kube-apiserver does', async () => {
@@ -143,7 +148,9 @@ describe('persistentvolumeclaims', () => {
     expect(await causesOf('POST', pvcs, claim('bad', { resources: { requests: { storage: '-1Gi' } } }))).toEqual([{ field: 'spec.resources[storage]', message: 'Invalid value: "-1Gi": must be greater than zero' }]);
     expect(await causesOf('POST', pvcs, claim('bad', { volumeMode: 'Raw' }))).toEqual([{ field: 'spec.volumeMode', message: 'Unsupported value: "Raw": supported values: "Block", "Filesystem"' }]);
     expect(await causesOf('POST', pvcs, claim('bad', { storageClassName: 'Fast_SSD' }))).toEqual([expect.objectContaining({ field: 'spec.storageClassName' })]);
-    expect(await causesOf('POST', pvcs, claim('bad', { dataSource: { kind: 'Snapshot', name: 's' } }))).toEqual([{ field: 'spec.dataSource', message: 'Invalid value: "Snapshot": must be \'PersistentVolumeClaim\' when referencing the default apiGroup' }]);
+    // dataSourceRef is filled from dataSource first, so both are reported.
+    expect(await causesOf('POST', pvcs, claim('bad', { dataSource: { kind: 'Snapshot', name: 's' } }))).toEqual(['spec.dataSource', 'spec.dataSourceRef'].map((field) => (
+      { field, message: 'Invalid value: "Snapshot": must be \'PersistentVolumeClaim\' when referencing the default apiGroup' })));
   });
 
   it('keep the spec immutable except volumeName once and, bound, a larger request', async () => {
