@@ -20,3 +20,4 @@ export type { LifecycleHistoryEntry, MachineView, ObjectLifecycleView } from './
 export { parseFeatureGates } from './endpoints/corrupt.ts';
 export type { FeatureGates } from './endpoints/corrupt.ts';
 export { eventsV1ToCore } from './registry/event-conversion.ts';
+export { systemPriorityClasses } from './registry/strategy-scheduling.ts';

@@ -21,6 +21,7 @@ import { servedContext } from './served-view.ts';
 import { handleBinding, handleEviction, handleLog, handleStream } from './pod-subresources.ts';
 import { handleSubresourcePatch } from './subresource-patch.ts';
 import { handleScale } from './scale.ts';
+import { handleComponentStatuses, isComponentStatuses } from './component-status.ts';
 
 const writeVerbs: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -43,6 +44,8 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
   if (writeVerbs.has(info.verb)) negotiate(request.headers.accept, false);
   // A kind served over another kind's storage (events.k8s.io events) reads and writes converted.
   const context = servedContext(target, shared);
+  // componentstatuses are computed per request, never stored.
+  if (isComponentStatuses(target)) return handleComponentStatuses(request, reply, target, context);
   // Every kind has the lifecycle subresource (the lifecycle inspector).
   if (target.subresource === lifecycleSubresource && target.name !== undefined) return handleLifecycle(request, reply, target, context);
   // Subresources with handlers of their own: pods/eviction, pods/log, and PATCH of a part (status).

@@ -7,9 +7,13 @@ import { batchKinds } from './kinds/batch.ts';
 import { coordinationKinds } from './kinds/coordination.ts';
 import { coreKinds } from './kinds/core.ts';
 import { coreControllerKinds } from './kinds/core-controllers.ts';
+import { coreStorageKinds } from './kinds/core-storage.ts';
 import { eventsKinds } from './kinds/events.ts';
 import { policyKinds } from './kinds/policy.ts';
 import { rbacKinds } from './kinds/rbac.ts';
+import { nodeKinds } from './kinds/node.ts';
+import { schedulingKinds } from './kinds/scheduling.ts';
+import { storageKinds } from './kinds/storage.ts';
 
 export type { NameRule, ResourceKind, ScaleDescription, StoredAs, Strategy, Subresource, TableColumn, TableLayout, Verb } from './kind.ts';
 export { apiVersionOf, standardVerbs, storedResourceOf } from './kind.ts';
@@ -17,6 +21,7 @@ export { apiVersionOf, standardVerbs, storedResourceOf } from './kind.ts';
 export const servedKinds: readonly ResourceKind[] = [
   ...coreKinds,
   ...coreControllerKinds,
+  ...coreStorageKinds,
   ...coordinationKinds,
   ...eventsKinds,
   ...rbacKinds,
@@ -24,6 +29,9 @@ export const servedKinds: readonly ResourceKind[] = [
   ...autoscalingKinds,
   ...batchKinds,
   ...policyKinds,
+  ...storageKinds,
+  ...schedulingKinds,
+  ...nodeKinds,
 ];
 
 /** Group versions served, in discovery order (core first). */

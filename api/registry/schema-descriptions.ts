@@ -283,6 +283,45 @@ export const typeDescriptions: Descriptions = {
     PodDisruptionBudgetSpec: 'The pods the budget covers and how many of them must stay available (or may be unavailable).',
     PodDisruptionBudgetStatus: 'What the disruption controller last observed: healthy pods, pods wanted and disruptions allowed.',
   }),
+  // ---- storage, quota, scheduling and node kinds (wt-storage) ----
+  ...inPackage(core, {
+    PersistentVolume: 'A piece of storage in the cluster, provisioned by hand or by a storage class, that a claim can bind to.',
+    PersistentVolumeSpec: 'The volume\'s size, access modes, reclaim policy and the one volume source that backs it.',
+    PersistentVolumeStatus: 'The volume\'s phase (Pending, Available, Bound, Released, Failed) and why.',
+    PersistentVolumeClaim: 'A request for storage by a user; bound to one persistent volume that satisfies it.',
+    PersistentVolumeClaimSpec: 'What storage the claim asks for: size, access modes, class and optionally a volume by name.',
+    PersistentVolumeClaimStatus: 'The claim\'s phase, and the capacity and access modes of the volume it is bound to.',
+    VolumeResourceRequirements: 'The storage a claim asks for (requests) and may grow to (limits).',
+    VolumeNodeAffinity: 'The nodes a volume can be reached from.',
+    LimitRange: 'Per-namespace bounds and defaults for the resources of pods, containers and claims.',
+    LimitRangeSpec: 'The limit items that apply in the namespace.',
+    LimitRangeItem: 'Bounds (min, max, ratio) and defaults for one type of object: Pod, Container or PersistentVolumeClaim.',
+    ResourceQuota: 'A cap on the total resources and object counts a namespace may use.',
+    ResourceQuotaSpec: 'The hard limits, and which objects they count (scopes, scopeSelector).',
+    ResourceQuotaStatus: 'The limits in force and what the namespace uses of them.',
+    ScopeSelector: 'Narrows a quota to the objects matching all of its scope expressions.',
+    ComponentStatus: 'The health of a control-plane component (deprecated; kstore reports its store as etcd-0).',
+    ComponentCondition: 'One health observation of a component: healthy or not, with a message or an error.',
+  }),
+  ...inPackage('io.k8s.api.storage.v1', {
+    StorageClass: 'A class of storage: the provisioner that creates volumes of it and the parameters it passes.',
+    CSIDriver: 'How the cluster talks to one CSI volume driver installed on its nodes.',
+    CSIDriverSpec: 'What the driver needs: attachment, pod information at mount, tokens, supported modes.',
+    CSINode: 'The CSI drivers installed on one node, named after the node.',
+    CSINodeSpec: 'The drivers registered on the node.',
+    CSINodeDriver: 'One driver on a node: its node ID and the topology keys it reports.',
+    VolumeAttachment: 'A request to attach a volume to a node, carried out by the named attacher.',
+    VolumeAttachmentSpec: 'Which volume to attach, to which node, by which attacher.',
+    VolumeAttachmentSource: 'The volume to attach: a persistent volume by name or an inline volume spec.',
+    VolumeAttachmentStatus: 'Whether the volume is attached, and the last attach or detach error.',
+    CSIStorageCapacity: 'The capacity a storage class has left in one topology segment, as a CSI driver reports it.',
+  }),
+  'io.k8s.api.scheduling.v1.PriorityClass': 'A name for a pod priority: pods naming the class get its value, and higher ones may preempt lower ones.',
+  ...inPackage('io.k8s.api.node.v1', {
+    RuntimeClass: 'A container runtime configuration pods can choose by name, with its overhead and node constraints.',
+    Overhead: 'Resources a pod of the class uses beyond its containers.',
+    Scheduling: 'The nodes that support the runtime class (node selector) and the taints its pods tolerate.',
+  }),
 };
 
 export const fieldDescriptions: Descriptions = {
@@ -427,5 +466,70 @@ export const fieldDescriptions: Descriptions = {
   }),
   ...inPackage('io.k8s.api.policy.v1.PodDisruptionBudgetSpec', {
     unhealthyPodEvictionPolicy: 'When unready pods may be evicted: IfHealthyBudget (default) or AlwaysAllow.',
+  }),
+  // ---- storage, quota, scheduling and node kinds (wt-storage) ----
+  ...inPackage(`${core}.PersistentVolumeSpec`, {
+    capacity: 'The size of the volume (storage is the only key).',
+    accessModes: 'How the volume can be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod.',
+    persistentVolumeReclaimPolicy: 'What happens when the claim is released: Retain (default), Delete or Recycle.',
+    storageClassName: 'The class the volume belongs to; only claims of that class bind to it.',
+    mountOptions: 'Mount options used when the volume is mounted.',
+    volumeMode: 'Filesystem (default) or Block.',
+    volumeAttributesClassName: 'The VolumeAttributesClass of the volume.',
+  }),
+  ...inPackage(`${core}.PersistentVolumeClaimSpec`, {
+    accessModes: 'How the claimed volume must be mountable. At least one.',
+    volumeName: 'The volume the claim is bound to; set once by the binder or by hand.',
+    storageClassName: 'The class of volume wanted; empty asks for a volume without a class.',
+    volumeMode: 'Filesystem (default) or Block.',
+    volumeAttributesClassName: 'The VolumeAttributesClass the claim asks for.',
+  }),
+  ...inPackage(`${core}.LimitRangeSpec`, {
+    limits: 'The limit items, at most one per type.',
+  }),
+  ...inPackage(`${core}.ResourceQuotaSpec`, {
+    hard: 'The most of each named resource the namespace may use.',
+    scopes: 'Only objects in all of these scopes count against the quota.',
+  }),
+  ...inPackage(`${core}.ComponentStatus`, {
+    conditions: 'The component\'s health observations.',
+  }),
+  ...inPackage('io.k8s.api.storage.v1.StorageClass', {
+    provisioner: 'The volume plugin or CSI driver that provisions volumes of the class. Cannot change.',
+    parameters: 'Settings passed to the provisioner. Cannot change.',
+    reclaimPolicy: 'Reclaim policy of the volumes provisioned: Delete (default) or Retain.',
+    mountOptions: 'Mount options of the volumes provisioned.',
+    allowVolumeExpansion: 'Whether claims of the class may ask for more storage later.',
+    volumeBindingMode: 'Immediate (default) binds at once; WaitForFirstConsumer waits for a pod to use the claim.',
+    allowedTopologies: 'Where volumes of the class may be provisioned.',
+  }),
+  ...inPackage('io.k8s.api.storage.v1.CSIDriverSpec', {
+    attachRequired: 'Whether volumes need an attach step before mount (default true).',
+    podInfoOnMount: 'Whether the driver gets the pod\'s name, namespace and service account at mount (default false).',
+    volumeLifecycleModes: 'Persistent, Ephemeral or both (default Persistent).',
+    storageCapacity: 'Whether the scheduler uses the capacity the driver reports (default false).',
+    fsGroupPolicy: 'Whether the volume\'s ownership is changed to the pod\'s fsGroup (default ReadWriteOnceWithFSType).',
+    tokenRequests: 'Service account tokens, by audience, handed to the driver at mount.',
+    requiresRepublish: 'Whether the volume is republished periodically (for refreshed tokens).',
+    seLinuxMount: 'Whether the driver supports mounting with an SELinux context.',
+  }),
+  ...inPackage('io.k8s.api.storage.v1.CSINodeSpec', {
+    drivers: 'The CSI drivers registered on the node.',
+  }),
+  ...inPackage('io.k8s.api.storage.v1.VolumeAttachmentSpec', {
+    attacher: 'The driver that attaches the volume.',
+    nodeName: 'The node to attach the volume to.',
+  }),
+  ...inPackage('io.k8s.api.storage.v1.CSIStorageCapacity', {
+    storageClassName: 'The storage class the capacity is for.',
+  }),
+  ...inPackage('io.k8s.api.scheduling.v1.PriorityClass', {
+    value: 'The priority of pods of the class; user classes up to 1000000000. Cannot change.',
+    globalDefault: 'Whether pods without a class get this one. At most one class should be the default.',
+    description: 'What the class is for.',
+    preemptionPolicy: 'PreemptLowerPriority (default) or Never.',
+  }),
+  ...inPackage('io.k8s.api.node.v1.RuntimeClass', {
+    handler: 'The runtime configuration that runs the pods (a DNS label). Cannot change.',
   }),
 };

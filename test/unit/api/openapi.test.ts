@@ -35,7 +35,7 @@ describe('openapi v3', () => {
     const index = (await (await buildApp()).inject({ url: '/openapi/v3' })).json();
     expect(Object.keys(index.paths).sort()).toEqual([
       'api/v1', 'apis/apps/v1', 'apis/autoscaling/v1', 'apis/autoscaling/v2', 'apis/batch/v1', 'apis/coordination.k8s.io/v1',
-      'apis/events.k8s.io/v1', 'apis/policy/v1', 'apis/rbac.authorization.k8s.io/v1',
+      'apis/events.k8s.io/v1', 'apis/node.k8s.io/v1', 'apis/policy/v1', 'apis/rbac.authorization.k8s.io/v1', 'apis/scheduling.k8s.io/v1', 'apis/storage.k8s.io/v1',
     ]);
     expect(index.paths['api/v1'].serverRelativeURL).toMatch(/^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]{128}$/);
   });

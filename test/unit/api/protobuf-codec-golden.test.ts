@@ -45,6 +45,14 @@ const servedSinceGolden = [
   'autoscaling/v2/DeleteOptions', 'autoscaling/v2/HorizontalPodAutoscaler', 'autoscaling/v2/HorizontalPodAutoscalerList', 'autoscaling/v2/Status',
   'batch/v1/CronJob', 'batch/v1/CronJobList', 'batch/v1/DeleteOptions', 'batch/v1/Job', 'batch/v1/JobList', 'batch/v1/Status',
   'policy/v1/PodDisruptionBudget', 'policy/v1/PodDisruptionBudgetList',
+  // wt-storage: core/v1 storage, quota and component status kinds; storage.k8s.io, scheduling.k8s.io and node.k8s.io.
+  'v1/ComponentStatus', 'v1/ComponentStatusList', 'v1/LimitRange', 'v1/LimitRangeList', 'v1/PersistentVolume', 'v1/PersistentVolumeClaim',
+  'v1/PersistentVolumeClaimList', 'v1/PersistentVolumeList', 'v1/ResourceQuota', 'v1/ResourceQuotaList',
+  'storage.k8s.io/v1/CSIDriver', 'storage.k8s.io/v1/CSIDriverList', 'storage.k8s.io/v1/CSINode', 'storage.k8s.io/v1/CSINodeList',
+  'storage.k8s.io/v1/CSIStorageCapacity', 'storage.k8s.io/v1/CSIStorageCapacityList', 'storage.k8s.io/v1/DeleteOptions', 'storage.k8s.io/v1/Status',
+  'storage.k8s.io/v1/StorageClass', 'storage.k8s.io/v1/StorageClassList', 'storage.k8s.io/v1/VolumeAttachment', 'storage.k8s.io/v1/VolumeAttachmentList',
+  'scheduling.k8s.io/v1/DeleteOptions', 'scheduling.k8s.io/v1/PriorityClass', 'scheduling.k8s.io/v1/PriorityClassList', 'scheduling.k8s.io/v1/Status',
+  'node.k8s.io/v1/DeleteOptions', 'node.k8s.io/v1/RuntimeClass', 'node.k8s.io/v1/RuntimeClassList', 'node.k8s.io/v1/Status',
 ];
 
 describe('protobuf codec: kinds', () => {

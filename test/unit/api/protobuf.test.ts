@@ -134,7 +134,7 @@ describe('protobufKinds', () => {
       'v1/ServiceAccount', 'v1/ServiceAccountList', 'v1/Event', 'v1/EventList', 'v1/Status', 'v1/DeleteOptions',
       'coordination.k8s.io/v1/Lease', 'coordination.k8s.io/v1/LeaseList', 'coordination.k8s.io/v1/DeleteOptions',
     ]));
-    expect(isProtobufKind('v1', 'PersistentVolume')).toBe(false);
+    expect(isProtobufKind('v1', 'Widget')).toBe(false);
     expect(isProtobufKind('v1', 'Pod')).toBe(true);
     expect(isProtobufKind('coordination.k8s.io/v1', 'Lease')).toBe(true);
   });
@@ -291,8 +291,8 @@ describe('errors', () => {
   });
 
   it('names an unknown kind', () => {
-    expect(() => decodeProtobufObject(envelope('v1', 'PersistentVolume', new Uint8Array()))).toThrow(/kind "PersistentVolume" in version "v1"/);
-    expect(() => decodeProtobufObject(envelope('v1', 'PersistentVolume', new Uint8Array()))).toThrow(ProtobufDecodeError);
+    expect(() => decodeProtobufObject(envelope('v1', 'Widget', new Uint8Array()))).toThrow(/kind "Widget" in version "v1"/);
+    expect(() => decodeProtobufObject(envelope('v1', 'Widget', new Uint8Array()))).toThrow(ProtobufDecodeError);
   });
 
   it('rejects a missing kind and an encoded payload', () => {
