@@ -2,9 +2,12 @@
 // kind is one ResourceKind in api/registry/kinds/<group>.ts (kind.ts says what one holds).
 import type { ResourceKind } from './kind.ts';
 import { appsKinds } from './kinds/apps.ts';
+import { certificatesKinds } from './kinds/certificates.ts';
 import { coordinationKinds } from './kinds/coordination.ts';
 import { coreKinds } from './kinds/core.ts';
+import { discoveryKinds } from './kinds/discovery.ts';
 import { eventsKinds } from './kinds/events.ts';
+import { networkingKinds } from './kinds/networking.ts';
 import { rbacKinds } from './kinds/rbac.ts';
 
 export type { NameRule, ResourceKind, ScaleDescription, StoredAs, Strategy, Subresource, TableColumn, TableLayout, Verb } from './kind.ts';
@@ -16,6 +19,7 @@ export const servedKinds: readonly ResourceKind[] = [
   ...eventsKinds,
   ...rbacKinds,
   ...appsKinds,
+  ...networkingKinds, ...discoveryKinds, ...certificatesKinds,
 ];
 
 /** Group versions served, in discovery order (core first). */
