@@ -32,11 +32,16 @@ const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden
 /**
  * The apiVersion/kind pairs of the kinds and subresource bodies served since the fixtures were
  * made (deployments, and deployments/scale's autoscaling/v1 Scale; each group version's
- * DeleteOptions and Status come with them).
+ * DeleteOptions and Status come with them; then the networking.k8s.io, discovery.k8s.io and
+ * certificates.k8s.io kinds).
  */
 const servedSinceGolden = [
   'apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status',
   'autoscaling/v1/DeleteOptions', 'autoscaling/v1/Scale', 'autoscaling/v1/Status',
+  ...['DeleteOptions', 'IPAddress', 'IPAddressList', 'Ingress', 'IngressClass', 'IngressClassList', 'IngressList', 'NetworkPolicy', 'NetworkPolicyList',
+    'ServiceCIDR', 'ServiceCIDRList', 'Status'].map((kind) => `networking.k8s.io/v1/${kind}`),
+  ...['DeleteOptions', 'EndpointSlice', 'EndpointSliceList', 'Status'].map((kind) => `discovery.k8s.io/v1/${kind}`),
+  ...['CertificateSigningRequest', 'CertificateSigningRequestList', 'DeleteOptions', 'Status'].map((kind) => `certificates.k8s.io/v1/${kind}`),
 ];
 
 describe('protobuf codec: kinds', () => {
