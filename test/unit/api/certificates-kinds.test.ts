@@ -23,9 +23,9 @@ let certificatePem = '';
 beforeAll(async () => {
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
-  requestPem = (await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=alice,O=dev', keys: keys as unknown as CryptoKeyPair, signingAlgorithm: algorithm })).toString('pem');
+  requestPem = (await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=alice,O=dev', keys, signingAlgorithm: algorithm })).toString('pem');
   certificatePem = (await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01', name: 'CN=alice', notBefore: new Date(), notAfter: new Date(Date.now() + 3_600_000), keys: keys as unknown as CryptoKeyPair, signingAlgorithm: algorithm,
+    serialNumber: '01', name: 'CN=alice', notBefore: new Date(), notAfter: new Date(Date.now() + 3_600_000), keys, signingAlgorithm: algorithm,
   })).toString('pem');
 });
 
@@ -152,7 +152,7 @@ describe('certificatesigningrequests', () => {
     ]);
     // A request whose signature does not verify: one byte of the signature changed.
     const der = Buffer.from(requestPem.replace(/-----[^-]+-----/g, '').replace(/\s/g, ''), 'base64');
-    der[der.length - 5] ^= 0x01;
+    der[der.length - 5] = der[der.length - 5]! ^ 0x01;
     const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
     const causes = await causesOf('POST', csrs, csr('tampered', { request: Buffer.from(tampered).toString('base64') }));
     expect(causes.map((cause) => cause.field)).toEqual(['spec.request']);

@@ -74,7 +74,7 @@ describe('ingresses', () => {
     changed.spec.rules[0].host = 'bar.example.com';
     const second = await harness.request('PUT', `${ingresses}/web`, changed);
     expect(second.json().metadata.generation).toBe(2);
-    const status = await harness.request('PUT', `${ingresses}/web/status`, { ...second.json(), spec: { rules: [] }, status: { loadBalancer: { ingress: [{ ip: '10.0.0.7' }] } } });
+    const status = await harness.request('PUT', `${ingresses}/web/status`, { ...(second.json() as Json), spec: { rules: [] }, status: { loadBalancer: { ingress: [{ ip: '10.0.0.7' }] } } });
     expect(status.statusCode, status.body).toBe(200);
     expect(status.json().status.loadBalancer.ingress).toEqual([{ ip: '10.0.0.7' }]);
     expect(status.json().spec.rules[0].host).toBe('bar.example.com');
@@ -271,7 +271,7 @@ describe('endpointslices', () => {
     expect(created.metadata.generation).toBe(1);
     const relabelled = await harness.request('PUT', `${slices}/web-1`, { ...created, metadata: { ...created.metadata, labels: { 'kubernetes.io/service-name': 'web' } } });
     expect(relabelled.json().metadata.generation).toBe(2);
-    const annotated = await harness.request('PUT', `${slices}/web-1`, { ...relabelled.json(), metadata: { ...relabelled.json().metadata, annotations: { note: 'x' } } });
+    const annotated = await harness.request('PUT', `${slices}/web-1`, { ...(relabelled.json() as Json), metadata: { ...(relabelled.json() as Json).metadata, annotations: { note: 'x' } } });
     expect(annotated.json().metadata.generation).toBe(2);
     expect(await causesOf('PUT', `${slices}/web-1`, { ...annotated.json(), addressType: 'IPv6', endpoints: [] })).toEqual([
       { field: 'addressType', message: 'Invalid value: "IPv6": field is immutable' },
