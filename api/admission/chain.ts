@@ -9,6 +9,7 @@ import type { KubeObject } from '../../actors/index.ts';
 import type { UserInfo } from '../authn.ts';
 import type { ResourceKind } from '../registry/kinds.ts';
 import type { StoreClient } from '../store-client.ts';
+import { defaultIngressClassPlugin } from './default-ingress-class.ts';
 import { namespaceLifecyclePlugin } from './namespace-lifecycle.ts';
 import { serviceAccountPlugin } from './service-account.ts';
 
@@ -47,7 +48,7 @@ export interface AdmissionPlugin {
 }
 
 /** kube-apiserver's recommended plugin order, restricted to the plugins kstore has. */
-export const admissionPluginsInOrder: readonly AdmissionPlugin[] = [namespaceLifecyclePlugin, serviceAccountPlugin];
+export const admissionPluginsInOrder: readonly AdmissionPlugin[] = [namespaceLifecyclePlugin, serviceAccountPlugin, defaultIngressClassPlugin];
 
 export class AdmissionChain {
   readonly #plugins: readonly AdmissionPlugin[];

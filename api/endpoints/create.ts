@@ -54,7 +54,7 @@ export async function createObject(write: WriteRequest, object: KubeObject, chec
   for (let attempt = 1; ; attempt++) {
     const candidate = structuredClone(object);
     if (generated) candidate.metadata.name = `${generateName}${context.randomSuffix()}`;
-    const warnings = prepareCreate(candidate, target, checks, context);
+    const warnings = prepareCreate(candidate, target, checks, context, write.user);
     if (identity !== undefined) trackUpdate(undefined, candidate, target, identity, object);
     const name = candidate.metadata.name ?? '';
     const result = await writeCreate(write, candidate);

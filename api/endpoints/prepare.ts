@@ -2,6 +2,7 @@
 // handlers and BeforeCreate/BeforeUpdate): URL/body consistency, structural validation,
 // server-set metadata, the kind's strategy, and semantic validation (422 with causes).
 import type { KubeObject } from '../../actors/index.ts';
+import type { UserInfo } from '../authn.ts';
 import { invalidValue, metadataCauses, validateStructure } from '../registry/validation.ts';
 import type { FieldChecks } from '../registry/validation.ts';
 import { badRequest, invalid } from '../status.ts';
@@ -39,12 +40,12 @@ function rejectIfInvalid(object: KubeObject, target: Target, causes: ReturnType<
 }
 
 /** Validates and normalises a new object; returns the warnings for the response. */
-export function prepareCreate(object: KubeObject, target: Target, checks: FieldChecks, context: EndpointContext): string[] {
+export function prepareCreate(object: KubeObject, target: Target, checks: FieldChecks, context: EndpointContext, user: UserInfo): string[] {
   settleNamespace(object, target);
   const warnings = validateStructure(target.kind, object, checks);
   stampNewObject(object, context);
   const strategy = target.kind.strategy;
-  strategy.prepareForCreate?.(object);
+  strategy.prepareForCreate?.(object, { user });
   rejectIfInvalid(object, target, [...metadataCauses(object, target.kind.nameRule), ...(strategy.validate?.(object) ?? []), ...(strategy.validateCreate?.(object) ?? [])]);
   return warnings;
 }
@@ -66,11 +67,12 @@ export function prepareUpdate(object: KubeObject, old: KubeObject, target: Targe
   const strategy = target.kind.strategy;
   // A subresource write already took everything but its own part from the stored object.
   if (subresource === undefined) strategy.prepareForUpdate?.(object, old);
+  else strategy.prepareForSubresourceUpdate?.(subresource, object, old);
   rejectIfInvalid(object, target, [
     ...uidCauses,
     ...metadataCauses(object, target.kind.nameRule),
     ...(strategy.validate?.(object) ?? []),
-    ...(strategy.validateUpdate?.(object, old) ?? []),
+    ...(strategy.validateUpdate?.(object, old, subresource) ?? []),
   ]);
   return warnings;
 }

@@ -26,7 +26,8 @@ function field(object: KubeObject, name: string): Record<string, JsonValue> {
 export function mergeSubresource(subresource: string, stored: KubeObject, requested: KubeObject): KubeObject {
   const merged = structuredClone(stored) as KubeObject;
   merged.metadata.resourceVersion = requested.metadata.resourceVersion ?? stored.metadata.resourceVersion ?? '';
-  if (subresource === 'status') {
+  // certificatesigningrequests/approval also takes the request's status; the kind's strategy keeps only its conditions.
+  if (subresource === 'status' || subresource === 'approval') {
     if (requested['status'] === undefined) delete merged['status'];
     else merged['status'] = requested['status'];
     return merged;

@@ -4,6 +4,7 @@
 // nothing else in the API tier keeps a per-kind table.
 import type { KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
+import type { UserInfo } from '../authn.ts';
 import type { JsonSchema } from './schemas.ts';
 import { SchemaBuilder, schemaOfKind } from './schema-from-description.ts';
 import type { MessageName } from './kind-description.ts';
@@ -28,14 +29,20 @@ export interface Strategy {
    * NotFound).
    */
   readonly allowCreateOnUpdate: boolean;
-  /** Normalises a new object in place (after server metadata is set). */
-  prepareForCreate?(object: KubeObject): void;
+  /** Normalises a new object in place (after server metadata is set); `request.user` is who creates it. */
+  prepareForCreate?(object: KubeObject, request: { readonly user: UserInfo }): void;
   /** Normalises an update in place, given the stored object. */
   prepareForUpdate?(object: KubeObject, old: KubeObject): void;
   validate?(object: KubeObject): StatusCause[];
   /** Rules for a new object only (kube's ValidateEventCreate for events.k8s.io/v1), after validate. */
   validateCreate?(object: KubeObject): StatusCause[];
-  validateUpdate?(object: KubeObject, old: KubeObject): StatusCause[];
+  /**
+   * Normalises a write to a subresource that replaces part of the object (status, approval), after
+   * endpoints/subresource.ts took everything else from `old` (kube's per-subresource strategies).
+   */
+  prepareForSubresourceUpdate?(subresource: string, object: KubeObject, old: KubeObject): void;
+  /** `subresource` is undefined for the main resource. */
+  validateUpdate?(object: KubeObject, old: KubeObject, subresource?: string): StatusCause[];
 }
 
 /** A kind without rules of its own: no create on PUT. */

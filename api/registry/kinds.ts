@@ -4,34 +4,44 @@ import type { ResourceKind } from './kind.ts';
 import { appsKinds } from './kinds/apps.ts';
 import { autoscalingKinds } from './kinds/autoscaling.ts';
 import { batchKinds } from './kinds/batch.ts';
+import { certificatesKinds } from './kinds/certificates.ts';
 import { coordinationKinds } from './kinds/coordination.ts';
 import { coreKinds } from './kinds/core.ts';
 import { coreControllerKinds } from './kinds/core-controllers.ts';
 import { coreStorageKinds } from './kinds/core-storage.ts';
+import { discoveryKinds } from './kinds/discovery.ts';
 import { eventsKinds } from './kinds/events.ts';
+import { networkingKinds } from './kinds/networking.ts';
+import { nodeKinds } from './kinds/node.ts';
 import { policyKinds } from './kinds/policy.ts';
 import { rbacKinds } from './kinds/rbac.ts';
-import { nodeKinds } from './kinds/node.ts';
 import { schedulingKinds } from './kinds/scheduling.ts';
 import { storageKinds } from './kinds/storage.ts';
 
 export type { NameRule, ResourceKind, ScaleDescription, StoredAs, Strategy, Subresource, TableColumn, TableLayout, Verb } from './kind.ts';
 export { apiVersionOf, standardVerbs, storedResourceOf } from './kind.ts';
 
+/**
+ * Every served kind. The legacy group comes first; the named groups follow in kube-apiserver's
+ * discovery order (its aggregator's group priorities, highest first).
+ */
 export const servedKinds: readonly ResourceKind[] = [
   ...coreKinds,
   ...coreControllerKinds,
   ...coreStorageKinds,
-  ...coordinationKinds,
-  ...eventsKinds,
-  ...rbacKinds,
   ...appsKinds,
+  ...eventsKinds,
   ...autoscalingKinds,
   ...batchKinds,
+  ...certificatesKinds,
+  ...networkingKinds,
   ...policyKinds,
+  ...rbacKinds,
   ...storageKinds,
   ...schedulingKinds,
+  ...coordinationKinds,
   ...nodeKinds,
+  ...discoveryKinds,
 ];
 
 /** Group versions served, in discovery order (core first). */

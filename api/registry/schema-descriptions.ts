@@ -322,6 +322,53 @@ export const typeDescriptions: Descriptions = {
     Overhead: 'Resources a pod of the class uses beyond its containers.',
     Scheduling: 'The nodes that support the runtime class (node selector) and the taints its pods tolerate.',
   }),
+  // networking.k8s.io, discovery.k8s.io and certificates.k8s.io (wt-network)
+  ...inPackage('io.k8s.api.networking.v1', {
+    Ingress: 'Routes outside HTTP(S) traffic to services by host name and path, as its ingress controller implements it.',
+    IngressSpec: 'The ingress class, the host and path rules, a backend for what no rule matches, and TLS.',
+    IngressStatus: 'What the ingress controller reports: the load balancer\'s addresses.',
+    IngressBackend: 'Where matched traffic goes: a service port, or another resource.',
+    IngressServiceBackend: 'A service in the ingress\'s namespace and one of its ports.',
+    ServiceBackendPort: 'A service port, by name or by number.',
+    IngressRule: 'The paths served for one host (or for every host when none is named).',
+    HTTPIngressRuleValue: 'The HTTP paths of a rule and their backends.',
+    HTTPIngressPath: 'A path, how requests are matched against it (Exact, Prefix, ImplementationSpecific), and its backend.',
+    IngressTLS: 'Host names served over TLS and the secret holding their certificate and key.',
+    IngressLoadBalancerStatus: 'The addresses the ingress is reachable at.',
+    IngressLoadBalancerIngress: 'One address of the ingress: an IP or a host name, and the state of its ports.',
+    IngressPortStatus: 'The state of one port of an ingress address.',
+    IngressClass: 'A kind of ingress, named by ingresses, and the controller that implements it.',
+    IngressClassSpec: 'The controller that implements the class and an optional object with its settings.',
+    IngressClassParametersReference: 'An object holding settings for the class\'s controller, cluster-wide or in a namespace.',
+    NetworkPolicy: 'Says which traffic the selected pods may receive and send.',
+    NetworkPolicySpec: 'The pods the policy applies to, the traffic they accept and send, and which directions it governs.',
+    NetworkPolicyIngressRule: 'Traffic allowed in: from these peers, to these ports.',
+    NetworkPolicyEgressRule: 'Traffic allowed out: to these peers, on these ports.',
+    NetworkPolicyPeer: 'The other end of allowed traffic: pods, namespaces, or an IP range.',
+    NetworkPolicyPort: 'A protocol and a port (or a range of ports).',
+    IPBlock: 'An IP range, less some sub-ranges.',
+    IPAddress: 'One service IP address in use, named by the address, and the object it is allocated to.',
+    IPAddressSpec: 'The object the address belongs to.',
+    ParentReference: 'Names the object an IP address is allocated to.',
+    ServiceCIDR: 'An IP range (or one range per IP family) service cluster IPs are allocated from.',
+    ServiceCIDRSpec: 'The ranges: at most one IPv4 and one IPv6.',
+    ServiceCIDRStatus: 'Conditions reporting whether the ranges are ready for use.',
+  }),
+  ...inPackage('io.k8s.api.discovery.v1', {
+    EndpointSlice: 'A set of network endpoints of a service, of one address type, and the ports they serve.',
+    Endpoint: 'One backend: its addresses, readiness and where it runs.',
+    EndpointConditions: 'Whether an endpoint is ready, serving, or terminating.',
+    EndpointHints: 'Hints for routing traffic to an endpoint from nearby clients.',
+    ForZone: 'A zone that should use an endpoint.',
+    ForNode: 'A node that should use an endpoint.',
+    EndpointPort: 'A port the endpoints serve: name, protocol, number and application protocol.',
+  }),
+  ...inPackage('io.k8s.api.certificates.v1', {
+    CertificateSigningRequest: 'Asks a signer for a certificate for a key; approved or denied, then issued by the signer.',
+    CertificateSigningRequestSpec: 'The PKCS#10 request, the signer asked, the wanted usages and duration, and who asked.',
+    CertificateSigningRequestStatus: 'Whether the request was approved, denied or failed, and the issued certificate.',
+    CertificateSigningRequestCondition: 'One decision or outcome about the request (Approved, Denied, Failed) and why.',
+  }),
 };
 
 export const fieldDescriptions: Descriptions = {
@@ -531,5 +578,41 @@ export const fieldDescriptions: Descriptions = {
   }),
   ...inPackage('io.k8s.api.node.v1.RuntimeClass', {
     handler: 'The runtime configuration that runs the pods (a DNS label). Cannot change.',
+  }),
+  // networking.k8s.io, discovery.k8s.io and certificates.k8s.io (wt-network)
+  ...inPackage('io.k8s.api.networking.v1.IngressSpec', {
+    ingressClassName: 'The IngressClass that serves this ingress (default: the class marked as the default).',
+    tls: 'Host names to serve over TLS, with the secrets of their certificates.',
+    rules: 'Host and path rules, tried for each request.',
+  }),
+  ...inPackage('io.k8s.api.networking.v1.IngressClassSpec', {
+    controller: 'The controller that implements the class, as a domain-prefixed path such as example.com/ingress. It cannot change.',
+  }),
+  ...inPackage('io.k8s.api.networking.v1.NetworkPolicySpec', {
+    ingress: 'Incoming traffic allowed to the selected pods; none listed allows none.',
+    egress: 'Outgoing traffic allowed from the selected pods; none listed allows none.',
+    policyTypes: 'The directions the policy governs: Ingress, Egress or both (default: Ingress, and Egress when egress rules are given).',
+  }),
+  ...inPackage('io.k8s.api.networking.v1.ServiceCIDRSpec', {
+    cidrs: 'The ranges, at most one per IP family. Only a second range of the other family may be added later.',
+  }),
+  ...inPackage('io.k8s.api.discovery.v1.EndpointSlice', {
+    addressType: 'The kind of every address in the slice: IPv4, IPv6 or FQDN. It cannot change.',
+    endpoints: 'The endpoints, at most 1000.',
+    ports: 'The ports every endpoint serves, at most 100.',
+  }),
+  ...inPackage('io.k8s.api.certificates.v1.CertificateSigningRequestSpec', {
+    request: 'The PEM-encoded PKCS#10 certificate request; its signature must verify.',
+    signerName: 'The signer asked to issue the certificate, such as kubernetes.io/kube-apiserver-client.',
+    expirationSeconds: 'How long the certificate should be valid, in seconds (at least 600); the signer may issue a shorter one.',
+    usages: 'What the certificate may be used for, such as digital signature, key encipherment, client auth.',
+    username: 'Who created the request; set by the server.',
+    uid: 'The uid of who created the request; set by the server.',
+    groups: 'The groups of who created the request; set by the server.',
+    extra: 'Other attributes of who created the request; set by the server.',
+  }),
+  ...inPackage('io.k8s.api.certificates.v1.CertificateSigningRequestStatus', {
+    conditions: 'Approved, Denied and Failed; only the approval subresource adds Approved or Denied.',
+    certificate: 'The issued certificate chain in PEM, set through the status subresource once the request is approved.',
   }),
 };

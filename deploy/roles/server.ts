@@ -18,6 +18,7 @@ import { ensureSystemNamespaces } from '../system-namespaces.ts';
 import { migrateLegacyEvents } from '../legacy-events.ts';
 import { ensureRbacBootstrap, keepRbacBootstrap } from '../rbac-bootstrap.ts';
 import { ensurePriorityClassBootstrap } from '../priority-class-bootstrap.ts';
+import { ensureDefaultServiceCidr, keepDefaultServiceCidr } from '../service-cidr-bootstrap.ts';
 
 const leaderWaitMs = 10_000;
 
@@ -94,6 +95,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   // kube's rbac/bootstrap-roles post-start hook; done before serving, so the default policy is there for the first request.
   await ensureRbacBootstrap(client);
   await ensurePriorityClassBootstrap(client);
+  await ensureDefaultServiceCidr(client);
   const address = await app.listen({ port: flags.port, host: flags.bindAddress });
   const port = new URL(address).port;
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
@@ -104,12 +106,14 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   if (advertised === undefined) logLine('kubernetes Endpoints: serving on loopback only, so no address is advertised (set --advertise-address or --bind-address)');
   const kubernetesService = keepKubernetesService(client, Number(port), logLine, () => (advertised === undefined ? [] : [{ ip: advertised, port: Number(port) }]));
   const rbacBootstrap = keepRbacBootstrap(client, logLine);
+  const serviceCidr = keepDefaultServiceCidr(client, logLine);
   const kubeconfig = await writeAdminKubeconfig(dataDir, serverUrl, pki);
   process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
   process.stdout.write(`kstore ready: serving https://${urlHost(connectHost)}:${port} (data dir ${dataDir}, revision ${client.currentRevision()})\n`);
   await untilStopSignal();
   kubernetesService.stop();
   rbacBootstrap.stop();
+  serviceCidr.stop();
   for (const controller of controllers) await controller.stop();
   await app.close();
   await store.close();

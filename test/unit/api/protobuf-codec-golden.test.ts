@@ -33,6 +33,9 @@ const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden
  * The apiVersion/kind pairs of the kinds and subresource bodies served since the fixtures were
  * made (deployments and the other workload controllers, and their scale's autoscaling/v1 Scale; each group version's
  * DeleteOptions and Status come with them).
+ * made (deployments, and deployments/scale's autoscaling/v1 Scale; each group version's
+ * DeleteOptions and Status come with them; then the networking.k8s.io, discovery.k8s.io and
+ * certificates.k8s.io kinds).
  */
 const servedSinceGolden = [
   'apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status',
@@ -53,6 +56,10 @@ const servedSinceGolden = [
   'storage.k8s.io/v1/StorageClass', 'storage.k8s.io/v1/StorageClassList', 'storage.k8s.io/v1/VolumeAttachment', 'storage.k8s.io/v1/VolumeAttachmentList',
   'scheduling.k8s.io/v1/DeleteOptions', 'scheduling.k8s.io/v1/PriorityClass', 'scheduling.k8s.io/v1/PriorityClassList', 'scheduling.k8s.io/v1/Status',
   'node.k8s.io/v1/DeleteOptions', 'node.k8s.io/v1/RuntimeClass', 'node.k8s.io/v1/RuntimeClassList', 'node.k8s.io/v1/Status',
+  ...['DeleteOptions', 'IPAddress', 'IPAddressList', 'Ingress', 'IngressClass', 'IngressClassList', 'IngressList', 'NetworkPolicy', 'NetworkPolicyList',
+    'ServiceCIDR', 'ServiceCIDRList', 'Status'].map((kind) => `networking.k8s.io/v1/${kind}`),
+  ...['DeleteOptions', 'EndpointSlice', 'EndpointSliceList', 'Status'].map((kind) => `discovery.k8s.io/v1/${kind}`),
+  ...['CertificateSigningRequest', 'CertificateSigningRequestList', 'DeleteOptions', 'Status'].map((kind) => `certificates.k8s.io/v1/${kind}`),
 ];
 
 describe('protobuf codec: kinds', () => {
