@@ -1,10 +1,13 @@
 // Owns: the list of served kinds, in discovery order (core first), and lookups over it. Each
 // kind is one ResourceKind in api/registry/kinds/<group>.ts (kind.ts says what one holds).
 import type { ResourceKind } from './kind.ts';
+import { admissionregistrationKinds } from './kinds/admissionregistration.ts';
+import { apiregistrationKinds } from './kinds/apiregistration.ts';
 import { appsKinds } from './kinds/apps.ts';
 import { coordinationKinds } from './kinds/coordination.ts';
 import { coreKinds } from './kinds/core.ts';
 import { eventsKinds } from './kinds/events.ts';
+import { flowcontrolKinds } from './kinds/flowcontrol.ts';
 import { rbacKinds } from './kinds/rbac.ts';
 
 export type { NameRule, ResourceKind, ScaleDescription, StoredAs, Strategy, Subresource, TableColumn, TableLayout, Verb } from './kind.ts';
@@ -16,6 +19,9 @@ export const servedKinds: readonly ResourceKind[] = [
   ...eventsKinds,
   ...rbacKinds,
   ...appsKinds,
+  ...admissionregistrationKinds,
+  ...flowcontrolKinds,
+  ...apiregistrationKinds,
 ];
 
 /** Group versions served, in discovery order (core first). */

@@ -99,7 +99,7 @@ describe('discovery - aggregated documents', () => {
     expect(response.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
     const body = response.json();
     expect(body.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
-    expect(body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['coordination.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'apps', 'authentication.k8s.io', 'authorization.k8s.io']);
+    expect(body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['coordination.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'apps', 'admissionregistration.k8s.io', 'flowcontrol.apiserver.k8s.io', 'apiregistration.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io']);
     expect(body.items[0].versions[0].resources[0]).toMatchObject({ resource: 'leases', scope: 'Namespaced' });
   });
 

@@ -33,7 +33,7 @@ function supportsFieldValidation(document: Json, gvk: { group: string; version: 
 describe('openapi v3', () => {
   it('indexes each group-version with a hashed serverRelativeURL', async () => {
     const index = (await (await buildApp()).inject({ url: '/openapi/v3' })).json();
-    expect(Object.keys(index.paths).sort()).toEqual(['api/v1', 'apis/apps/v1', 'apis/coordination.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/rbac.authorization.k8s.io/v1']);
+    expect(Object.keys(index.paths).sort()).toEqual(['api/v1', 'apis/admissionregistration.k8s.io/v1', 'apis/apiregistration.k8s.io/v1', 'apis/apps/v1', 'apis/coordination.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/flowcontrol.apiserver.k8s.io/v1', 'apis/rbac.authorization.k8s.io/v1']);
     expect(index.paths['api/v1'].serverRelativeURL).toMatch(/^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]{128}$/);
   });
 
