@@ -20,3 +20,8 @@ export type { LifecycleHistoryEntry, MachineView, ObjectLifecycleView } from './
 export { parseFeatureGates } from './endpoints/corrupt.ts';
 export type { FeatureGates } from './endpoints/corrupt.ts';
 export { eventsV1ToCore } from './registry/event-conversion.ts';
+export { servedGroups } from './registry/kinds.ts';
+export { apfAutoUpdateAnnotation, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './registry/apf-bootstrap-configuration.ts';
+export type { ApfBootstrapObject } from './registry/apf-bootstrap-configuration.ts';
+export { defaultFlowSchemaSpec, defaultPriorityLevelSpec, sameApfSpec } from './registry/strategy-flowcontrol.ts';
+export { autoRegisterManagedLabel, localApiServices } from './registry/strategy-apiregistration.ts';

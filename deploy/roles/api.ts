@@ -19,6 +19,7 @@ import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
 import { keepKubernetesService } from '../kubernetes-service.ts';
 import { keepRbacBootstrap } from '../rbac-bootstrap.ts';
+import { startControlPlaneConfiguration } from '../flowcontrol-bootstrap.ts';
 import { advertiseAddress, checkAdvertiseAddress } from '../advertise-address.ts';
 import { StoreClient as NatsStoreClient } from '../store-client.ts';
 import { untilStopSignal } from './stop-signal.ts';
@@ -168,6 +169,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   announcer.start();
   const kubernetesService = keepKubernetesService(client, Number(port), log, () => announcer.apiServerEndpoints());
   const rbacBootstrap = keepRbacBootstrap(client, log);
+  void startControlPlaneConfiguration(client, log);
   process.stdout.write(`kstore api ready: serving ${url} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
   await untilStopSignal();
   kubernetesService.stop();

@@ -17,6 +17,7 @@ import { ensureKubernetesService, keepKubernetesService } from '../kubernetes-se
 import { ensureSystemNamespaces } from '../system-namespaces.ts';
 import { migrateLegacyEvents } from '../legacy-events.ts';
 import { ensureRbacBootstrap, keepRbacBootstrap } from '../rbac-bootstrap.ts';
+import { startControlPlaneConfiguration } from '../flowcontrol-bootstrap.ts';
 
 const leaderWaitMs = 10_000;
 
@@ -92,6 +93,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   });
   // kube's rbac/bootstrap-roles post-start hook; done before serving, so the default policy is there for the first request.
   await ensureRbacBootstrap(client);
+  await startControlPlaneConfiguration(client, (message) => logFields(message));
   const address = await app.listen({ port: flags.port, host: flags.bindAddress });
   const port = new URL(address).port;
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
