@@ -77,7 +77,7 @@ describe('webhook configurations', () => {
     const created = (await harness.request('POST', url, configuration('ValidatingWebhookConfiguration', 'v', [webhook('a.example.com')]))).json();
     const relabelled = await harness.request('PUT', `${url}/v`, { ...created, metadata: { ...created.metadata, labels: { team: 'a' } } });
     expect(relabelled.json().metadata.generation).toBe(1);
-    const changed = await harness.request('PUT', `${url}/v`, { ...relabelled.json(), webhooks: [webhook('a.example.com', { timeoutSeconds: 5 })] });
+    const changed = await harness.request('PUT', `${url}/v`, { ...relabelled.json<Json>(), webhooks: [webhook('a.example.com', { timeoutSeconds: 5 })] });
     expect(changed.statusCode, changed.body).toBe(200);
     expect(changed.json().metadata.generation).toBe(2);
   });
@@ -152,7 +152,7 @@ describe('validating admission policies', () => {
     });
     const status = await harness.request('PUT', `${group}/validatingadmissionpolicies/max-replicas/status`, { ...body, status: { observedGeneration: 1, typeChecking: {} } });
     expect(status.statusCode, status.body).toBe(200);
-    const changed = await harness.request('PUT', `${group}/validatingadmissionpolicies/max-replicas`, { ...status.json(), spec: { ...body.spec, validations: [{ expression: 'true' }] }, status: {} });
+    const changed = await harness.request('PUT', `${group}/validatingadmissionpolicies/max-replicas`, { ...status.json<Json>(), spec: { ...body.spec, validations: [{ expression: 'true' }] }, status: {} });
     expect(changed.json().metadata.generation).toBe(2);
     expect(changed.json().status).toEqual({ observedGeneration: 1, typeChecking: {} });
   });
@@ -211,7 +211,7 @@ describe('validating admission policy bindings', () => {
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().metadata.generation).toBe(1);
     expect(created.json().spec.matchResources).toEqual({ matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {} });
-    const updated = await harness.request('PUT', `${url}/b`, { ...created.json(), spec: { ...created.json().spec, validationActions: ['Warn', 'Audit'] } });
+    const updated = await harness.request('PUT', `${url}/b`, { ...created.json<Json>(), spec: { ...created.json<Json>().spec, validationActions: ['Warn', 'Audit'] } });
     expect(updated.json().metadata.generation).toBe(2);
     await harness.request('POST', url, binding('c', { policyName: 'p', validationActions: ['Audit'], paramRef: { selector: { matchLabels: { env: 'prod' } }, parameterNotFoundAction: 'Allow' } }));
     await harness.request('POST', url, binding('d', { policyName: 'q', validationActions: ['Audit'] }));
