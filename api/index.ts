@@ -25,3 +25,4 @@ export { apfAutoUpdateAnnotation, mandatoryFlowSchemas, mandatoryPriorityLevels,
 export type { ApfBootstrapObject } from './registry/apf-bootstrap-configuration.ts';
 export { defaultFlowSchemaSpec, defaultPriorityLevelSpec, sameApfSpec } from './registry/strategy-flowcontrol.ts';
 export { autoRegisterManagedLabel, localApiServices } from './registry/strategy-apiregistration.ts';
+export { reviewResources } from './discovery.ts';

@@ -1,5 +1,5 @@
 // Owns: kube-apiserver's autoregistration of the APIServices of the group/versions it serves
-// itself, done once at start like kube's "sync on start" registrations: each served
+// itself (the served kinds' group/versions, servedGroups(), and the reviews'), done once at start like kube's "sync on start" registrations: each served
 // group/version with a priority in kube's table gets an APIService `<version>.<group>` (`v1.`
 // for core) with no service, labelled kube-aggregator.kubernetes.io/automanaged=onstart; one
 // present with another spec gets the wanted spec; one so labelled whose group/version is no
@@ -7,7 +7,7 @@
 // API servers racing each other: creates answer alreadyExists, updates and deletes carry a
 // precondition and a conflict is left to the other server.
 import { randomUUID } from 'node:crypto';
-import { autoRegisterManagedLabel, formatTime, localApiServices, servedGroups } from '../api/index.ts';
+import { autoRegisterManagedLabel, formatTime, localApiServices, reviewResources, servedGroups } from '../api/index.ts';
 import type { StoreClient } from '../api/index.ts';
 import type { JsonValue, KubeObject } from '../actors/index.ts';
 
@@ -26,6 +26,19 @@ function sameJson(left: unknown, right: unknown): boolean {
   return JSON.stringify(canonical(left)) === JSON.stringify(canonical(right));
 }
 
+/** Every group/version the server serves: the stored kinds' and the create-only reviews' (authentication.k8s.io, authorization.k8s.io). */
+export function servedGroupVersions(): { group: string; versions: string[] }[] {
+  const groups = new Map<string, string[]>();
+  const add = (name: string, version: string): void => {
+    const versions = groups.get(name) ?? [];
+    if (!versions.includes(version)) versions.push(version);
+    groups.set(name, versions);
+  };
+  for (const { group: name, versions } of servedGroups()) for (const version of versions) add(name, version);
+  for (const review of reviewResources) add(review.group, review.version);
+  return [...groups].map(([name, versions]) => ({ group: name, versions }));
+}
+
 function keyOf(name: string) {
   return { group, resource: 'apiservices', namespace: '', name };
 }
@@ -33,7 +46,7 @@ function keyOf(name: string) {
 /** One pass: create the missing local APIServices, correct their specs, delete the stale automanaged ones. */
 export async function ensureLocalApiServices(client: StoreClient): Promise<void> {
   await client.readIndex();
-  const wanted = localApiServices(servedGroups());
+  const wanted = localApiServices(servedGroupVersions());
   for (const service of wanted) {
     const key = keyOf(service.name);
     const current = client.get(key);

@@ -82,6 +82,16 @@ describe('webhook configurations', () => {
     expect(changed.json().metadata.generation).toBe(2);
   });
 
+  it('merge webhooks by name in a strategic merge patch (kubectl apply)', async () => {
+    const url = `${group}/mutatingwebhookconfigurations`;
+    await harness.request('POST', url, configuration('MutatingWebhookConfiguration', 'm', [webhook('a.example.com'), webhook('b.example.com')]));
+    const patch = { '$setElementOrder/webhooks': [{ name: 'a.example.com' }, { name: 'b.example.com' }], webhooks: [{ name: 'b.example.com', timeoutSeconds: 3 }] };
+    const patched = await harness.request('PATCH', `${url}/m`, patch, { 'content-type': 'application/strategic-merge-patch+json' });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().webhooks.map((hook: Json) => [hook.name, hook.timeoutSeconds, hook.sideEffects])).toEqual([['a.example.com', 10, 'None'], ['b.example.com', 3, 'None']]);
+    expect(patched.json().metadata.generation).toBe(2);
+  });
+
   it('reject what kube rejects, in kube\'s words', async () => {
     const causes = await causesOf('POST', `${group}/mutatingwebhookconfigurations`, configuration('MutatingWebhookConfiguration', 'm', [
       { name: 'short', clientConfig: {}, rules: [{ operations: ['CREATE', '*'], apiGroups: [], apiVersions: ['v1'], resources: ['pods'], scope: 'Everywhere' }], timeoutSeconds: 31, failurePolicy: 'Sometimes', reinvocationPolicy: 'Always' },

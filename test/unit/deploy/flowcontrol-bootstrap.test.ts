@@ -5,8 +5,7 @@
 // group/versions (one each, Local/True; stale automanaged ones deleted, the user's left alone).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreClient } from '../../../api/index.ts';
-import { servedGroups } from '../../../api/registry/kinds.ts';
-import { ensureLocalApiServices } from '../../../deploy/apiservice-bootstrap.ts';
+import { ensureLocalApiServices, servedGroupVersions } from '../../../deploy/apiservice-bootstrap.ts';
 import { ensureFlowcontrolBootstrap } from '../../../deploy/flowcontrol-bootstrap.ts';
 import { startHarness } from '../api/harness.ts';
 import type { Harness } from '../api/harness.ts';
@@ -119,10 +118,14 @@ describe('local APIServices', () => {
   it('are one per served group/version with kube\'s priorities, Local and Available', async () => {
     await ensureLocalApiServices(client);
     const list = await get(apiservices);
-    const expected = servedGroups().flatMap(({ group: name, versions }) => versions.map((version) => `${version}.${name}`))
-      .filter((name) => name !== 'v1.apiregistration.k8s.io');
-    expect(names(list).sort()).toEqual(expected.sort());
-    expect(names(list)).toEqual(expect.arrayContaining(['v1.', 'v1.apps', 'v1.flowcontrol.apiserver.k8s.io', 'v1.admissionregistration.k8s.io']));
+    const discovered = [
+      ...(await get('/api')).versions.map((version: string) => `${version}.`),
+      ...(await get('/apis')).groups.flatMap((entry: Json) => entry.versions.map((version: Json) => `${version.version}.${entry.name}`)),
+    ];
+    // kube registers none for apiregistration.k8s.io itself (its group/version has no priority in the table).
+    expect(names(list).sort()).toEqual(discovered.filter((name) => name !== 'v1.apiregistration.k8s.io').sort());
+    expect(servedGroupVersions().flatMap((entry) => entry.versions.map((version) => `${version}.${entry.group}`)).sort()).toEqual(discovered.sort());
+    expect(names(list)).toEqual(expect.arrayContaining(['v1.', 'v1.apps', 'v1.authorization.k8s.io', 'v1.authentication.k8s.io', 'v1.flowcontrol.apiserver.k8s.io', 'v1.admissionregistration.k8s.io']));
     const core = await get(`${apiservices}/v1.`);
     expect(core.metadata.labels).toEqual({ 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
     expect(core.spec).toEqual({ group: '', version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
