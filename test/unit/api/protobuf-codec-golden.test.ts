@@ -31,12 +31,20 @@ const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden
 
 /**
  * The apiVersion/kind pairs of the kinds and subresource bodies served since the fixtures were
- * made (deployments, and deployments/scale's autoscaling/v1 Scale; each group version's
+ * made (deployments, deployments/scale's autoscaling/v1 Scale, and the admissionregistration,
+ * flowcontrol and apiregistration kinds; each group version's
  * DeleteOptions and Status come with them).
  */
 const servedSinceGolden = [
   'apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status',
   'autoscaling/v1/DeleteOptions', 'autoscaling/v1/Scale', 'autoscaling/v1/Status',
+  ...['MutatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'ValidatingWebhookConfiguration']
+    .flatMap((kind) => [`admissionregistration.k8s.io/v1/${kind}`, `admissionregistration.k8s.io/v1/${kind}List`]),
+  'admissionregistration.k8s.io/v1/DeleteOptions', 'admissionregistration.k8s.io/v1/Status',
+  'flowcontrol.apiserver.k8s.io/v1/FlowSchema', 'flowcontrol.apiserver.k8s.io/v1/FlowSchemaList',
+  'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration', 'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfigurationList',
+  'flowcontrol.apiserver.k8s.io/v1/DeleteOptions', 'flowcontrol.apiserver.k8s.io/v1/Status',
+  'apiregistration.k8s.io/v1/APIService', 'apiregistration.k8s.io/v1/APIServiceList', 'apiregistration.k8s.io/v1/DeleteOptions', 'apiregistration.k8s.io/v1/Status',
 ];
 
 describe('protobuf codec: kinds', () => {
