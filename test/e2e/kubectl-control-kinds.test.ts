@@ -86,6 +86,10 @@ describe('kubectl with the control-plane configuration kinds', () => {
     for (const row of table.rows) expect(row).toMatchObject({ SERVICE: 'Local', AVAILABLE: 'True' });
     const resources = parseTable(await ok(['api-resources', '--api-group=apiregistration.k8s.io']));
     expect(resources.rows).toContainEqual({ NAME: 'apiservices', SHORTNAMES: '', APIVERSION: 'apiregistration.k8s.io/v1', NAMESPACED: 'false', KIND: 'APIService' });
+    const explained = await ok(['explain', 'apiservice.spec.groupPriorityMinimum']);
+    expect(explained).toContain('GROUP:      apiregistration.k8s.io');
+    expect(explained).toMatch(/FIELD: +groupPriorityMinimum <integer>/);
+    expect(explained).toContain('higher groups are listed first');
     const groups = (await ok(['api-versions'])).trim().split('\n');
     const served = groups.filter((version) => version !== 'apiregistration.k8s.io/v1').map((version) => (version.includes('/') ? `${version.split('/')[1]}.${version.split('/')[0]}` : `${version}.`));
     expect(names.sort()).toEqual(served.sort());
