@@ -1,7 +1,8 @@
 // End-to-end: the control-plane configuration kinds through the real kubectl against one kstore
 // server: apply a ValidatingWebhookConfiguration (defaulted, printed with Webhooks, unchanged on
 // a second apply, rejected in kube's words when invalid), `get flowschemas` and
-// `get prioritylevelconfigurations` list kube's bootstrap objects with kube's columns, and
+// `get prioritylevelconfigurations` list kube's bootstrap objects with kube's columns, a
+// ValidatingAdmissionPolicy applied server-side with its binding, and
 // `get apiservices` lists one local APIService per served group/version as Local/True.
 // Webhooks are stored only: kstore does not call them yet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +53,24 @@ describe('kubectl with the control-plane configuration kinds', () => {
     });
     expect(await ok(['apply', '-f', '-'], webhookConfiguration(5))).toContain('deny-pods configured');
     expect(await ok(['get', 'validatingwebhookconfiguration', 'deny-pods', '-o', 'jsonpath={.webhooks[0].timeoutSeconds} {.metadata.generation}'])).toBe('5 2');
+  });
+
+  it('kubectl apply --server-side creates and updates a ValidatingAdmissionPolicy and its binding', async () => {
+    const policy = (maxReplicas: number) => JSON.stringify({
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'max-replicas' },
+      spec: {
+        matchConstraints: { resourceRules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }] },
+        validations: [{ expression: `object.spec.replicas <= ${maxReplicas}` }],
+      },
+    });
+    expect(await ok(['apply', '--server-side', '-f', '-'], policy(5))).toContain('validatingadmissionpolicy.admissionregistration.k8s.io/max-replicas serverside-applied');
+    expect(await ok(['apply', '--server-side', '-f', '-'], policy(3))).toContain('serverside-applied');
+    expect(await ok(['get', 'validatingadmissionpolicy', 'max-replicas', '-o', 'jsonpath={.spec.validations[0].expression} {.spec.failurePolicy} {.metadata.generation}'])).toBe('object.spec.replicas <= 3 Fail 2');
+    const binding = JSON.stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'max-replicas' }, spec: { policyName: 'max-replicas', validationActions: ['Deny'] } });
+    expect(await ok(['apply', '-f', '-'], binding)).toContain('validatingadmissionpolicybinding.admissionregistration.k8s.io/max-replicas created');
+    const table = parseTable(await ok(['get', 'validatingadmissionpolicybindings']));
+    expect(table.headers).toEqual(['NAME', 'POLICYNAME', 'PARAMREF', 'AGE']);
+    expect(table.rows[0]).toMatchObject({ NAME: 'max-replicas', POLICYNAME: 'max-replicas', PARAMREF: '<unset>' });
   });
 
   it('kubectl shows kube\'s validation message for an invalid webhook', async () => {
