@@ -1,6 +1,6 @@
 // End-to-end: the control-plane configuration kinds through the real kubectl against one kstore
-// server: apply a ValidatingWebhookConfiguration (defaulted, printed with Webhooks, unchanged on
-// a second apply, rejected in kube's words when invalid), `get flowschemas` and
+// server: apply a ValidatingWebhookConfiguration (defaulted, printed with Webhooks, "configured" on
+// a second apply as with kube, rejected in kube's words when invalid), `get flowschemas` and
 // `get prioritylevelconfigurations` list kube's bootstrap objects with kube's columns, a
 // ValidatingAdmissionPolicy applied server-side with its binding, and
 // `get apiservices` lists one local APIService per served group/version as Local/True.
