@@ -57,6 +57,7 @@ const mergeKeys: Readonly<Record<string, string>> = {
   containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', env: 'name',
   volumeMounts: 'mountPath', volumeDevices: 'devicePath', hostAliases: 'ip', schedulingGates: 'name', resourceClaims: 'name',
   topologySpreadConstraints: 'topologyKey', conditions: 'type', podIPs: 'ip', hostIPs: 'ip', addresses: 'type',
+  webhooks: 'name', matchConditions: 'name', variables: 'name',
 };
 const unionLists = new Set(['finalizers']);
 

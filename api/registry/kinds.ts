@@ -1,6 +1,8 @@
 // Owns: the list of served kinds, in discovery order (core first), and lookups over it. Each
 // kind is one ResourceKind in api/registry/kinds/<group>.ts (kind.ts says what one holds).
 import type { ResourceKind } from './kind.ts';
+import { admissionregistrationKinds } from './kinds/admissionregistration.ts';
+import { apiregistrationKinds } from './kinds/apiregistration.ts';
 import { appsKinds } from './kinds/apps.ts';
 import { autoscalingKinds } from './kinds/autoscaling.ts';
 import { batchKinds } from './kinds/batch.ts';
@@ -14,6 +16,7 @@ import { eventsKinds } from './kinds/events.ts';
 import { networkingKinds } from './kinds/networking.ts';
 import { nodeKinds } from './kinds/node.ts';
 import { policyKinds } from './kinds/policy.ts';
+import { flowcontrolKinds } from './kinds/flowcontrol.ts';
 import { rbacKinds } from './kinds/rbac.ts';
 import { schedulingKinds } from './kinds/scheduling.ts';
 import { storageKinds } from './kinds/storage.ts';
@@ -29,6 +32,7 @@ export const servedKinds: readonly ResourceKind[] = [
   ...coreKinds,
   ...coreControllerKinds,
   ...coreStorageKinds,
+  ...apiregistrationKinds,
   ...appsKinds,
   ...eventsKinds,
   ...autoscalingKinds,
@@ -38,10 +42,12 @@ export const servedKinds: readonly ResourceKind[] = [
   ...policyKinds,
   ...rbacKinds,
   ...storageKinds,
+  ...admissionregistrationKinds,
   ...schedulingKinds,
   ...coordinationKinds,
   ...nodeKinds,
   ...discoveryKinds,
+  ...flowcontrolKinds,
 ];
 
 /** Group versions served, in discovery order (core first). */

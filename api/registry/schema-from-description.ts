@@ -14,9 +14,14 @@ import type { FieldDescription, MessageDescription, MessageName, ProtoScalarType
 import { fieldDescriptions, typeDescriptions } from './schema-descriptions.ts';
 import type { JsonSchema } from './schemas.ts';
 
-/** kube's OpenAPI definition name of a message: `k8s.io.api.core.v1.Probe` → `io.k8s.api.core.v1.Probe`. */
+/**
+ * kube's OpenAPI definition name of a message: `k8s.io.api.core.v1.Probe` → `io.k8s.api.core.v1.Probe`.
+ * The module's name is the Go one (`k8s.io.kube_aggregator.…` → `io.k8s.kube-aggregator.…`): a
+ * protobuf package writes its dashes as underscores.
+ */
 export function definitionNameOf(message: MessageName): string {
-  return `io.k8s.${message.slice('k8s.io.'.length)}`;
+  const [module, ...rest] = message.slice('k8s.io.'.length).split('.');
+  return ['io.k8s', module!.replaceAll('_', '-'), ...rest].join('.');
 }
 
 /**

@@ -21,6 +21,7 @@ import { keepKubernetesService } from '../kubernetes-service.ts';
 import { keepRbacBootstrap } from '../rbac-bootstrap.ts';
 import { keepPriorityClassBootstrap } from '../priority-class-bootstrap.ts';
 import { keepDefaultServiceCidr } from '../service-cidr-bootstrap.ts';
+import { startControlPlaneConfiguration } from '../flowcontrol-bootstrap.ts';
 import { advertiseAddress, checkAdvertiseAddress } from '../advertise-address.ts';
 import { StoreClient as NatsStoreClient } from '../store-client.ts';
 import { untilStopSignal } from './stop-signal.ts';
@@ -172,6 +173,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   const rbacBootstrap = keepRbacBootstrap(client, log);
   keepPriorityClassBootstrap(client, log);
   const serviceCidr = keepDefaultServiceCidr(client, log);
+  void startControlPlaneConfiguration(client, log);
   process.stdout.write(`kstore api ready: serving ${url} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
   await untilStopSignal();
   kubernetesService.stop();

@@ -19,6 +19,7 @@ import { migrateLegacyEvents } from '../legacy-events.ts';
 import { ensureRbacBootstrap, keepRbacBootstrap } from '../rbac-bootstrap.ts';
 import { ensurePriorityClassBootstrap } from '../priority-class-bootstrap.ts';
 import { ensureDefaultServiceCidr, keepDefaultServiceCidr } from '../service-cidr-bootstrap.ts';
+import { startControlPlaneConfiguration } from '../flowcontrol-bootstrap.ts';
 
 const leaderWaitMs = 10_000;
 
@@ -96,6 +97,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   await ensureRbacBootstrap(client);
   await ensurePriorityClassBootstrap(client);
   await ensureDefaultServiceCidr(client);
+  await startControlPlaneConfiguration(client, (message) => logFields(message));
   const address = await app.listen({ port: flags.port, host: flags.bindAddress });
   const port = new URL(address).port;
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;

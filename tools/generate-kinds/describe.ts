@@ -87,8 +87,9 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
   return value as T;
 }
 
+/** go-to-protobuf's package name: the import path with dots for slashes and underscores for dashes (k8s.io/kube-aggregator → k8s.io.kube_aggregator). */
 function protoPackageOf(importPath: string): string {
-  return importPath.replaceAll('/', '.');
+  return importPath.replaceAll('/', '.').replaceAll('-', '_');
 }
 
 function messageNameOf(importPath: string, typeName: string): MessageName {

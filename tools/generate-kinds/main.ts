@@ -3,29 +3,37 @@
 // --check, comparing) api/registry/generated/.
 //
 //   npm run generate:kinds -- [--api <k8s.io/api checkout>] [--apimachinery <k8s.io/apimachinery checkout>]
+//                             [--kube-aggregator <k8s.io/kube-aggregator checkout>]
 //                             [--tag v0.33.10] [--api-git <bare repo>] [--apimachinery-git <bare repo>]
-//                             [--out <folder>] [--check] [--verbose]
+//                             [--kube-aggregator-git <bare repo>] [--out <folder>] [--check] [--verbose]
 //
-// Without checkouts it extracts --tag from the two bare git repositories (by default the mirrors
+// Without checkouts it extracts --tag from the three bare git repositories (by default the mirrors
 // under /work/.mirror, when they exist) into a temporary directory and removes it afterwards.
+// The three repositories are published together, so one tag names the same Kubernetes release.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PackageDescriber } from './describe.ts';
-import { generatedNotice, renderIndex, renderPackageModule } from './emit.ts';
+import { generatedNotice, kubernetesApiModules, renderIndex, renderPackageModule } from './emit.ts';
 import type { GeneratedModule } from './emit.ts';
 import { parseGoPackage } from './go-source.ts';
-import { extractCheckouts, packageSources, readGeneratedProto, readGoFiles } from './sources.ts';
-import type { Checkouts } from './sources.ts';
+import { extractCheckouts, packageSources, readGeneratedProto, readGoFiles, repositories, repositoryImportPaths } from './sources.ts';
+import type { Checkouts, PackageSource, Repository } from './sources.ts';
 import { compareWithGeneratedProto } from './verify-proto.ts';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const defaultTag = 'v0.33.10';
-const defaultGitDirectories = {
+const defaultGitDirectories: Record<Repository, string> = {
   api: '/work/.mirror/kubernetes+api/repo',
   apimachinery: '/work/.mirror/kubernetes+apimachinery/repo',
+  'kube-aggregator': '/work/.mirror/kubernetes+kube-aggregator/repo',
 };
+
+/** The Go modules a package's description is read from, for its generated notice. */
+function modulesOf(source: PackageSource): readonly string[] {
+  return source.repository === 'kube-aggregator' ? [repositoryImportPaths['kube-aggregator']] : kubernetesApiModules;
+}
 
 interface RunResult {
   readonly modules: readonly GeneratedModule[];
@@ -47,9 +55,9 @@ function generate(checkouts: Checkouts, tag: string): RunResult {
   const problems = compareWithGeneratedProto(described.map(({ description }) => description), protoTexts);
   if (problems.length > 0) throw new Error(`the descriptions differ from generated.proto:\n  ${problems.join('\n  ')}`);
 
-  const modules = described.map(({ source, description }) => renderPackageModule(source.module!, description, tag));
+  const modules = described.map(({ source, description }) => renderPackageModule(source.module!, description, tag, modulesOf(source)));
   return {
-    modules: [...modules, renderIndex(modules, tag)],
+    modules: [...modules, renderIndex(modules, tag, repositories.map((repository) => repositoryImportPaths[repository]))],
     messageCount: described.reduce((sum, { description }) => sum + description.messages.length, 0),
     kindCount: described.reduce((sum, { description }) => sum + description.kinds.length, 0),
     notes: describer.notes,
@@ -73,9 +81,11 @@ function main(): number {
     options: {
       api: { type: 'string' },
       apimachinery: { type: 'string' },
+      'kube-aggregator': { type: 'string' },
       tag: { type: 'string', default: defaultTag },
       'api-git': { type: 'string', default: defaultGitDirectories.api },
       'apimachinery-git': { type: 'string', default: defaultGitDirectories.apimachinery },
+      'kube-aggregator-git': { type: 'string', default: defaultGitDirectories['kube-aggregator'] },
       out: { type: 'string', default: path.join(repositoryRoot, 'api/registry/generated') },
       check: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
@@ -84,13 +94,16 @@ function main(): number {
   const tag = values.tag;
   let checkouts: Checkouts;
   let dispose = (): void => {};
-  if (values.api !== undefined || values.apimachinery !== undefined) {
-    if (values.api === undefined || values.apimachinery === undefined) throw new Error('give both --api and --apimachinery, or neither');
-    checkouts = { api: path.resolve(values.api), apimachinery: path.resolve(values.apimachinery) };
+  const given = repositories.map((repository) => values[repository]);
+  if (given.some((folder) => folder !== undefined)) {
+    if (given.some((folder) => folder === undefined)) throw new Error('give all of --api, --apimachinery and --kube-aggregator, or none');
+    checkouts = { api: path.resolve(values.api!), apimachinery: path.resolve(values.apimachinery!), 'kube-aggregator': path.resolve(values['kube-aggregator']!) };
   } else {
-    const gitDirectories = { api: values['api-git'], apimachinery: values['apimachinery-git'] };
+    const gitDirectories: Record<Repository, string> = {
+      api: values['api-git'], apimachinery: values['apimachinery-git'], 'kube-aggregator': values['kube-aggregator-git'],
+    };
     for (const directory of Object.values(gitDirectories)) {
-      if (!existsSync(directory)) throw new Error(`${directory} does not exist: pass --api and --apimachinery checkouts, or --api-git and --apimachinery-git`);
+      if (!existsSync(directory)) throw new Error(`${directory} does not exist: pass --api, --apimachinery and --kube-aggregator checkouts, or their --*-git bare repositories`);
     }
     ({ checkouts, dispose } = extractCheckouts(gitDirectories, tag));
   }
@@ -121,7 +134,7 @@ function main(): number {
   mkdirSync(folder, { recursive: true });
   for (const name of stale) rmSync(path.join(folder, name));
   for (const module of changed) writeFileSync(path.join(folder, module.fileName), module.text);
-  console.log(`${generatedNotice(tag).slice(3)}\nwrote ${changed.length} of ${summary} to ${path.relative(repositoryRoot, folder)}`);
+  console.log(`${generatedNotice(tag, repositories.map((repository) => repositoryImportPaths[repository])).slice(3)}\nwrote ${changed.length} of ${summary} to ${path.relative(repositoryRoot, folder)}`);
   return 0;
 }
 

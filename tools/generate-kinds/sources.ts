@@ -1,13 +1,16 @@
 // Owns: which Go packages the generator reads (the group/versions kube-apiserver 1.33 serves by
-// default, the apimachinery packages they use) and where their files come from: two checkout
-// directories, or a tag of two bare git repositories extracted into a temporary directory.
+// default, the apimachinery packages they use, and kube-aggregator's apiregistration.k8s.io/v1) and
+// where their files come from: a checkout directory per repository, or a tag of bare git
+// repositories extracted into a temporary directory.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { GoSourceFile } from './go-source.ts';
 
-export type Repository = 'api' | 'apimachinery';
+export type Repository = 'api' | 'apimachinery' | 'kube-aggregator';
+
+export const repositories: readonly Repository[] = ['api', 'apimachinery', 'kube-aggregator'];
 
 export interface PackageSource {
   readonly repository: Repository;
@@ -25,12 +28,12 @@ export interface PackageSource {
   readonly protobufOptIn?: true;
 }
 
-const repositoryImportPaths: Record<Repository, string> = { api: 'k8s.io/api', apimachinery: 'k8s.io/apimachinery' };
+export const repositoryImportPaths: Record<Repository, string> = { api: 'k8s.io/api', apimachinery: 'k8s.io/apimachinery', 'kube-aggregator': 'k8s.io/kube-aggregator' };
 
 /**
  * The group/versions kube-apiserver 1.33 serves with its default --runtime-config. Every one is
  * GA: 1.33 turns on no beta group/version by default (apiextensions.k8s.io and apiregistration.k8s.io
- * are not in k8s.io/api).
+ * are not in k8s.io/api; apiregistration.k8s.io/v1 is read from k8s.io/kube-aggregator below).
  */
 const servedGroupVersions: readonly string[] = [
   'core/v1', 'apps/v1', 'batch/v1', 'autoscaling/v1', 'autoscaling/v2', 'policy/v1', 'networking/v1', 'discovery/v1',
@@ -48,9 +51,13 @@ export const packageSources: readonly PackageSource[] = [
   { repository: 'apimachinery', folder: 'pkg/util/intstr', importPath: 'k8s.io/apimachinery/pkg/util/intstr', module: 'intstr', protobufOptIn: true },
   { repository: 'apimachinery', folder: 'pkg/api/resource', importPath: 'k8s.io/apimachinery/pkg/api/resource', module: 'resource', protobufOptIn: true },
   { repository: 'apimachinery', folder: 'pkg/types', importPath: 'k8s.io/apimachinery/pkg/types' },
+  {
+    repository: 'kube-aggregator', folder: 'pkg/apis/apiregistration/v1',
+    importPath: 'k8s.io/kube-aggregator/pkg/apis/apiregistration/v1', module: 'apiregistration-v1',
+  },
 ];
 
-/** The checkout folders of the two repositories. */
+/** The checkout folders of the repositories. */
 export type Checkouts = Record<Repository, string>;
 
 /** Files that are Go API source (not tests, not code generated from the types). */
@@ -75,15 +82,15 @@ export function readGeneratedProto(checkouts: Checkouts, source: PackageSource):
 }
 
 /**
- * Extracts the package folders at `tag` from two bare git repositories into a new temporary
+ * Extracts the package folders at `tag` from the bare git repositories into a new temporary
  * directory. The caller removes it with the returned `dispose`.
  */
 export function extractCheckouts(gitDirectories: Record<Repository, string>, tag: string): { checkouts: Checkouts; dispose: () => void } {
   const root = mkdtempSync(path.join(tmpdir(), 'kstore-generate-kinds-'));
   const dispose = (): void => rmSync(root, { recursive: true, force: true });
   try {
-    const checkouts: Checkouts = { api: path.join(root, 'api'), apimachinery: path.join(root, 'apimachinery') };
-    for (const repository of ['api', 'apimachinery'] as const) {
+    const checkouts = Object.fromEntries(repositories.map((repository) => [repository, path.join(root, repository)])) as Checkouts;
+    for (const repository of repositories) {
       const gitDirectory = gitDirectories[repository];
       const folders = packageSources.filter((source) => source.repository === repository).map((source) => source.folder);
       const archive = path.join(root, `${repository}.tar`);

@@ -32,6 +32,8 @@ const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden
 /**
  * The apiVersion/kind pairs of the kinds and subresource bodies served since the fixtures were
  * made (deployments and the other workload controllers, and their scale's autoscaling/v1 Scale; each group version's
+ * made (deployments, deployments/scale's autoscaling/v1 Scale, and the admissionregistration,
+ * flowcontrol and apiregistration kinds; each group version's
  * DeleteOptions and Status come with them).
  * made (deployments, and deployments/scale's autoscaling/v1 Scale; each group version's
  * DeleteOptions and Status come with them; then the networking.k8s.io, discovery.k8s.io and
@@ -60,6 +62,13 @@ const servedSinceGolden = [
     'ServiceCIDR', 'ServiceCIDRList', 'Status'].map((kind) => `networking.k8s.io/v1/${kind}`),
   ...['DeleteOptions', 'EndpointSlice', 'EndpointSliceList', 'Status'].map((kind) => `discovery.k8s.io/v1/${kind}`),
   ...['CertificateSigningRequest', 'CertificateSigningRequestList', 'DeleteOptions', 'Status'].map((kind) => `certificates.k8s.io/v1/${kind}`),
+  ...['MutatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'ValidatingWebhookConfiguration']
+    .flatMap((kind) => [`admissionregistration.k8s.io/v1/${kind}`, `admissionregistration.k8s.io/v1/${kind}List`]),
+  'admissionregistration.k8s.io/v1/DeleteOptions', 'admissionregistration.k8s.io/v1/Status',
+  'flowcontrol.apiserver.k8s.io/v1/FlowSchema', 'flowcontrol.apiserver.k8s.io/v1/FlowSchemaList',
+  'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration', 'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfigurationList',
+  'flowcontrol.apiserver.k8s.io/v1/DeleteOptions', 'flowcontrol.apiserver.k8s.io/v1/Status',
+  'apiregistration.k8s.io/v1/APIService', 'apiregistration.k8s.io/v1/APIServiceList', 'apiregistration.k8s.io/v1/DeleteOptions', 'apiregistration.k8s.io/v1/Status',
 ];
 
 describe('protobuf codec: kinds', () => {

@@ -169,12 +169,13 @@ describe('recursion', () => {
 
 describe('kstore\'s descriptions', () => {
   const definitions = new Set([...messageDescriptions.keys()].map(definitionNameOf));
+  const messagesByDefinition = new Map([...messageDescriptions.values()].map((message) => [definitionNameOf(message.name), message]));
 
   it('name only real types, and real fields whose value is not a named type', () => {
     expect(Object.keys(typeDescriptions).filter((name) => !definitions.has(name))).toEqual([]);
     const misplaced = Object.keys(fieldDescriptions).filter((key) => {
       const dot = key.lastIndexOf('.');
-      const message = messageDescriptions.get(`k8s.io.${key.slice('io.k8s.'.length, dot)}` as MessageName);
+      const message = messagesByDefinition.get(key.slice(0, dot));
       const member = message === undefined ? undefined : jsonFieldsOf(message).find(({ json }) => json === key.slice(dot + 1));
       if (member === undefined) return true;
       const named = messageDescriptions.get(member.field.type as MessageName)?.jsonForm === undefined && !/^[a-z0-9]+$/.test(member.field.type);
