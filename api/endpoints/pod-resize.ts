@@ -7,7 +7,10 @@
 // resources, containers in the same order, requests and limits never removed, a memory limit
 // neither decreased nor added unless the container's memory resize policy is RestartContainer,
 // and only cpu and memory changed (sidecar init containers alike; other init containers not at
-// all). Without a kubelet nothing actuates the resize: the spec holds the desired resources.
+// all). The resizePolicy is taken from the request as kube's strategy takes it, but the
+// validation compares everything but cpu and memory with the stored container, so a changed
+// policy is refused as kube's ValidatePodResize refuses it. Without a kubelet nothing actuates
+// the resize: the spec holds the desired resources.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import { podQosClass, podSpecCauses } from '../registry/strategy-workloads.ts';
