@@ -82,9 +82,9 @@ export function isGlobalUnicast(address: string): boolean {
   const family = isIP(address);
   if (family === 4) {
     const [a = 0, b = 0] = ipv4Octets(address);
-    if (address === '255.255.255.255' || a === 0 && address === '0.0.0.0') return false;
-    if (a === 127 || a >= 224 || (a === 169 && b === 254)) return false;
-    return address !== '0.0.0.0';
+    if (address === '255.255.255.255' || address === '0.0.0.0') return false;
+    // Loopback 127/8, multicast 224/4, link-local 169.254/16.
+    return !(a === 127 || (a >= 224 && a <= 239) || (a === 169 && b === 254));
   }
   if (family === 6) {
     const lower = address.toLowerCase();

@@ -15,6 +15,7 @@ import { ensurePki } from '../../../deploy/pki.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../../api/authz.ts';
 import { systemMastersAuthorizer } from '../../../api/index.ts';
 import { resolveRequestInfo } from '../../../api/request-info.ts';
+import { isGlobalUnicast } from '../../../api/endpoints/proxy.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 import type { TempDir } from '../../support/temp-dir.ts';
 import { startHarness } from './harness.ts';
@@ -254,5 +255,14 @@ describe.skipIf(upstreamIp === undefined)('nodes/proxy', () => {
     await node('loop', [{ type: 'InternalIP', address: '127.0.0.1' }], 10250);
     expect((await harness.request('GET', '/api/v1/nodes/loop/proxy/')).json()).toMatchObject({ code: 400, message: 'address not allowed' });
     expect((await harness.request('GET', '/api/v1/nodes/none/proxy/')).json()).toMatchObject({ code: 404, message: 'nodes "none" not found' });
+  });
+});
+
+describe('the address filter is Go\'s IsGlobalUnicast', () => {
+  it('refuses loopback, link-local, multicast, unspecified and broadcast addresses only', () => {
+    for (const address of ['10.0.0.1', '192.168.1.5', '8.8.8.8', '240.0.0.1', 'fd00::2', '2001:db8::1']) expect(isGlobalUnicast(address), address).toBe(true);
+    for (const address of ['', 'node-1', '127.0.0.1', '127.1.2.3', '169.254.169.254', '224.0.0.1', '0.0.0.0', '255.255.255.255', '::', '::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1']) {
+      expect(isGlobalUnicast(address), address).toBe(false);
+    }
   });
 });
