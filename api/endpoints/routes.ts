@@ -22,6 +22,10 @@ import { handleBinding, handleEviction, handleLog, handleStream } from './pod-su
 import { handleSubresourcePatch } from './subresource-patch.ts';
 import { handleScale } from './scale.ts';
 import { handleComponentStatuses, isComponentStatuses } from './component-status.ts';
+import { handleEphemeralContainers } from './ephemeral-containers.ts';
+import { handleResize } from './pod-resize.ts';
+import { handleProxy, proxyMethods } from './proxy.ts';
+import { proxySubresource } from './target.ts';
 
 const writeVerbs: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -35,6 +39,8 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
   if (target === undefined) throw pathNotFound();
   // Only the kind's verbs have routes (kube installs a handler per verb): an item path of a kind
   // without item verbs (bindings) names nothing; another method on a served path is a 405.
+  // A proxy subresource passes any method, query and body on (endpoints/proxy.ts).
+  if (target.subresource === proxySubresource && target.name !== undefined) return handleProxy(request, reply, target, shared);
   if (target.subresource === undefined && !target.kind.verbs.includes(info.verb as Verb)) {
     if (target.name !== undefined && !target.kind.verbs.some((verb) => itemVerbs.has(verb))) throw pathNotFound();
     throw methodNotAllowed(notAllowed);
@@ -58,6 +64,10 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
       return handleStream(request, reply, target, context);
     }
     if (target.subresource === 'scale') return handleScale(request, reply, target, context);
+    if (podSubresource && (request.method === 'PUT' || request.method === 'PATCH')) {
+      if (target.subresource === 'ephemeralcontainers') return handleEphemeralContainers(request, reply, target, context);
+      if (target.subresource === 'resize') return handleResize(request, reply, target, context);
+    }
     if (request.method === 'PATCH') return handleSubresourcePatch(request, reply, target, context);
   }
   if (target.kind.group === '' && target.kind.resource === 'bindings' && request.method === 'POST') return handleBinding(request, reply, target, context);
@@ -85,4 +95,14 @@ export function registerResourceRoutes(app: FastifyInstance, context: EndpointCo
   for (const prefix of ['/api/*', '/apis/*']) {
     app.route({ method: [...methods], url: prefix, handler: (request, reply) => dispatch(request, reply, context) });
   }
+  // The core proxy subresources take a body of any media type (and OPTIONS), as kube's
+  // connecters pass it on unread: their paths have a parser of their own, and the same dispatch.
+  void app.register(async (proxied) => {
+    proxied.removeAllContentTypeParsers();
+    proxied.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    const routes = ['/api/v1/namespaces/:namespace/:resource/:name/proxy', '/api/v1/nodes/:name/proxy'];
+    for (const url of routes.flatMap((route) => [route, `${route}/*`])) {
+      proxied.route({ method: proxyMethods.filter((method) => method !== 'HEAD'), url, handler: (request, reply) => dispatch(request, reply, context) });
+    }
+  });
 }

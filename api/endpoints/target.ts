@@ -28,19 +28,23 @@ export interface TargetRequest {
   readonly parts: readonly string[];
 }
 
+/** The subresource under which a path follows the name: `<resource>/<name>/proxy/<path>`. */
+export const proxySubresource = 'proxy';
+
 /**
  * The served kind and object a classified request names (request-info.ts calls this once per
  * request), or undefined when it names none: an unknown group, version or resource, a
  * cluster-scoped kind under a namespace, a namespaced kind's item without one, or a path
- * deeper than resource/name/subresource.
+ * deeper than resource/name/subresource (except under a kind's `proxy` subresource).
  */
 export function resolveTarget(request: TargetRequest): Target | undefined {
   if (!request.isResourceRequest || request.resource === '' || request.verb === 'proxy') return undefined;
-  if (request.parts.length > 3) return undefined;
   const kind = findKind(request.apiGroup, request.apiVersion, request.resource);
   if (kind === undefined) return undefined;
   const name = request.parts[1];
   const subresource = request.parts[2];
+  // Only a proxy subresource takes a path after it (pods/<name>/proxy/<path>, as kube's connecters).
+  if (request.parts.length > 3 && !(subresource === proxySubresource && (kind.subresources ?? []).some((served) => served.name === proxySubresource))) return undefined;
   if (kind.namespaced) {
     // The all-namespaces collection has no namespace; an item always has one.
     if (request.namespace === '' && name !== undefined) return undefined;

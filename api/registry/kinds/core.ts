@@ -103,10 +103,13 @@ export const coreKinds: readonly ResourceKind[] = [
     subresources: [
       { name: 'attach', verbs: ['create', 'get'], responseKind: { group: '', version: 'v1', kind: 'PodAttachOptions' } },
       { name: 'binding', verbs: ['create'], responseKind: { group: '', version: 'v1', kind: 'Binding' } },
+      { name: 'ephemeralcontainers', verbs: ['get', 'patch', 'update'] },
       { name: 'eviction', verbs: ['create'], responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
       { name: 'exec', verbs: ['create', 'get'], responseKind: { group: '', version: 'v1', kind: 'PodExecOptions' } },
       { name: 'log', verbs: ['get'] },
       { name: 'portforward', verbs: ['create', 'get'], responseKind: { group: '', version: 'v1', kind: 'PodPortForwardOptions' } },
+      { name: 'proxy', verbs: ['create', 'delete', 'get', 'patch', 'update'], responseKind: { group: '', version: 'v1', kind: 'PodProxyOptions' } },
+      { name: 'resize', verbs: ['get', 'patch', 'update'] },
       { name: 'status', verbs: ['get', 'patch', 'update'] },
     ],
     nameRule: 'dns1123Subdomain',
@@ -141,7 +144,10 @@ export const coreKinds: readonly ResourceKind[] = [
   {
     group: '', version: 'v1', resource: 'nodes', singular: 'node', kind: 'Node',
     namespaced: false, shortNames: ['no'], categories: [], verbs: standardVerbs,
-    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'] }],
+    subresources: [
+      { name: 'proxy', verbs: ['create', 'delete', 'get', 'patch', 'update'], responseKind: { group: '', version: 'v1', kind: 'NodeProxyOptions' } },
+      { name: 'status', verbs: ['get', 'patch', 'update'] },
+    ],
     nameRule: 'dns1123Subdomain',
     tableLayout: 'columnsOnly',
     columns: [
@@ -163,7 +169,10 @@ export const coreKinds: readonly ResourceKind[] = [
   {
     group: '', version: 'v1', resource: 'services', singular: 'service', kind: 'Service',
     namespaced: true, shortNames: ['svc'], categories: ['all'], verbs: standardVerbs,
-    subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'] }],
+    subresources: [
+      { name: 'proxy', verbs: ['create', 'delete', 'get', 'patch', 'update'], responseKind: { group: '', version: 'v1', kind: 'ServiceProxyOptions' } },
+      { name: 'status', verbs: ['get', 'patch', 'update'] },
+    ],
     nameRule: 'dns1123Label',
     tableLayout: 'columnsOnly',
     columns: [
