@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { authorizationGroup } from './rbac-reviews.ts';
 import { apiVersionOf, servedKinds } from './registry/kinds.ts';
+import { apiServicePriorities } from './registry/strategy-apiregistration.ts';
 import type { ResourceKind } from './registry/kinds.ts';
 import { authenticationGroup } from './self-subject-review.ts';
 import { notAcceptable, pathNotFound } from './status.ts';
@@ -136,7 +137,27 @@ function groupVersionsOf(kinds: readonly DiscoveredResource[]): { group: string;
     if (!versions.includes(kind.version)) versions.push(kind.version);
     groups.set(kind.group, versions);
   }
-  return [...groups].map(([group, versions]) => ({ group, versions }));
+  return orderedByPriority([...groups].map(([group, versions]) => ({ group, versions })));
+}
+
+/** A group/version's APIService priority (kube's table); unknown ones sort last, in their order. */
+function priorityOf(group: string, version: string): { readonly group: number; readonly version: number } {
+  // The aggregator's own group has no APIService of its own; kube lists it first of the named groups.
+  if (group === 'apiregistration.k8s.io') return { group: 18000, version: 15 };
+  return apiServicePriorities.get(`${group}/${version}`) ?? { group: 0, version: 0 };
+}
+
+/**
+ * Groups in kube-apiserver's discovery order: the legacy group, then by group priority (highest
+ * first), each group's versions by version priority (its preferred version first).
+ */
+function orderedByPriority(groups: readonly { group: string; versions: string[] }[]): { group: string; versions: string[] }[] {
+  const ranked = groups.map((entry, position) => ({
+    group: entry.group, position,
+    versions: [...entry.versions].sort((left, right) => priorityOf(entry.group, right).version - priorityOf(entry.group, left).version),
+  }));
+  const rank = (entry: { group: string; versions: string[] }): number => (entry.group === '' ? Infinity : Math.max(...entry.versions.map((version) => priorityOf(entry.group, version).group)));
+  return ranked.sort((left, right) => rank(right) - rank(left) || left.position - right.position).map(({ group, versions }) => ({ group, versions }));
 }
 
 /** metav1.APIGroup; the first version is the preferred one. */

@@ -291,7 +291,8 @@ function messageFromJson(type: Type, json: JsonObject): JsonObject {
 function fieldFromJson(field: Field, value: unknown): unknown {
   if (field.map) {
     const entries = Object.entries(expectObject(field, value)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return Object.fromEntries(entries.map(([key, item]) => [key, valueFromJson(field, item)]));
+    // A map of Times (a PDB's disruptedPods) may hold Go's zero time, which is null in JSON.
+    return Object.fromEntries(entries.map(([key, item]) => [key, item === null && holdsTimes(field) ? {} : valueFromJson(field, item)]));
   }
   if (field.repeated) {
     if (!Array.isArray(value)) throw new ProtobufEncodeError(`${field.name}: expected a list`);
@@ -344,6 +345,13 @@ function expectObject(field: Field, value: unknown): JsonObject {
 }
 
 // ---- shared ----
+
+/** A field whose values (one, or each list item or map value) are Times. */
+function holdsTimes(field: Field): boolean {
+  const type = messageTypeOf(field);
+  const form = type === undefined ? undefined : jsonFormOf(type);
+  return form === 'time' || form === 'microTime';
+}
 
 function isTimeField(field: Field): boolean {
   const type = messageTypeOf(field);

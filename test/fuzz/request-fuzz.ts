@@ -191,7 +191,7 @@ export function generateRequest(random: Random): FuzzRequest {
   // eve mostly tries what she is there for: roles and bindings (the escalation paths).
   const resource = user === 'eve' && random.chance(0.6) ? random.pick(resources.filter((candidate) => candidate.group === rbacGroup))
     // Mostly the listed kinds (bodies of their own, so writes succeed), else any served kind.
-    : random.pick(random.chance(0.7) ? listedResources : resources);
+    : random.pick(random.chance(0.9) ? listedResources : resources);
   const method = random.pick(['GET', 'GET', 'POST', 'PUT', 'PATCH', 'PATCH', 'DELETE'] as const);
   const namespace = random.pick(['t', 't', 't', 't', 'default', 'nowhere']);
   const name = random.pick(['c', 'mine', 'fresh', 'root', 't']);

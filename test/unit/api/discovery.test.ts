@@ -100,10 +100,12 @@ describe('discovery - aggregated documents', () => {
     const body = response.json();
     expect(body.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual([
-      'coordination.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'apps', 'storage.k8s.io', 'scheduling.k8s.io', 'node.k8s.io',
-      'authentication.k8s.io', 'authorization.k8s.io',
+      // kube-apiserver's order: its APIService group priorities, highest first.
+      'apiregistration.k8s.io', 'apps', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'batch',
+      'certificates.k8s.io', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io', 'admissionregistration.k8s.io',
+      'scheduling.k8s.io', 'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io',
     ]);
-    expect(body.items[0].versions[0].resources[0]).toMatchObject({ resource: 'leases', scope: 'Namespaced' });
+    expect(body.items[0].versions[0].resources[0]).toMatchObject({ resource: 'apiservices', scope: 'Cluster' });
   });
 
   it('answers 304 to a matching If-None-Match', async () => {
