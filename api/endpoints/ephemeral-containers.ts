@@ -108,7 +108,7 @@ export async function handlePodPartWrite(request: FastifyRequest, reply: Fastify
   let requested: KubeObject | undefined;
   if (method === 'PATCH') {
     if (isApplyPatch(request.headers['content-type'])) throw unsupportedMediaType('application/apply-patch+yaml');
-    apply = patchFunction(request.headers['content-type']);
+    apply = patchFunction(request.headers['content-type'], target.kind.schema);
     rejectForce(options);
   } else {
     requested = readObject(request, target);

@@ -10,6 +10,7 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import { decodePatch } from '../decode.ts';
 import { applyJsonPatch, JsonPatchError } from '../patch/json-patch.ts';
 import { applyMergePatch, strategicMerge } from '../patch/merge-patch.ts';
+import type { JsonSchema } from '../registry/schemas.ts';
 import { badRequest, invalid, notFound, unsupportedMediaType } from '../status.ts';
 import type { RequestOptions } from '../request-options.ts';
 import type { EndpointContext } from './context.ts';
@@ -29,11 +30,12 @@ const patchAttemptsMax = 5;
 export const patchMediaTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'] as const;
 
 /** The patch applier for a PATCH's Content-Type (415 for any other). */
-export function patchFunction(contentType: string | undefined): (current: JsonValue, patch: JsonValue) => JsonValue {
+/** The patch function of a content type; strategic merge merges lists as `schema` (the patched object's) says. */
+export function patchFunction(contentType: string | undefined, schema: JsonSchema | undefined): (current: JsonValue, patch: JsonValue) => JsonValue {
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === 'application/json-patch+json') return applyJsonPatch;
   if (mediaType === 'application/merge-patch+json') return applyMergePatch;
-  if (mediaType === 'application/strategic-merge-patch+json') return strategicMerge;
+  if (mediaType === 'application/strategic-merge-patch+json') return (current, patch) => strategicMerge(current, patch, schema);
   throw unsupportedMediaType(mediaType);
 }
 
@@ -77,7 +79,7 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
   const qualified = { group: target.kind.group, resource: target.kind.resource };
   if (target.subresource !== undefined) throw notFound({ ...qualified, resource: `${target.kind.resource}/${target.subresource}` }, name);
   if (isApplyPatch(request.headers['content-type'])) return handleApply(request, reply, target, context);
-  const apply = patchFunction(request.headers['content-type']);
+  const apply = patchFunction(request.headers['content-type'], target.kind.schema);
   rejectForce(options);
   const identity = updateIdentity(request, target, 'PatchOptions', context.now());
   const write = writeRequestOf(request, target, context, isDryRun(options, 'PatchOptions'));

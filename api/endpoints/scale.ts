@@ -19,6 +19,7 @@ import type { Target } from './target.ts';
 import { storedUpdate, writeRequestOf } from './write-path.ts';
 import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
 import type { ScaleDescription } from '../registry/kind.ts';
+import { schemaOf } from '../registry/kind.ts';
 
 type Fields = Record<string, JsonValue>;
 
@@ -27,6 +28,9 @@ function fields(value: JsonValue | undefined): Fields {
 }
 
 const scaleApiVersion = 'autoscaling/v1';
+
+/** autoscaling/v1 Scale's schema (strategic merge of a Scale reads it). */
+const scaleSchema = schemaOf('k8s.io.api.autoscaling.v1.Scale');
 
 function valueAt(object: KubeObject, path: readonly string[]): unknown {
   let current: unknown = object;
@@ -112,7 +116,7 @@ export async function handleScale(request: FastifyRequest, reply: FastifyReply, 
       throw badRequest(`the body of the request must be an ${scaleApiVersion} Scale`);
     }
   } else {
-    const patched = applyPatch(scaleOf(current, description), parsePatch(request), patchFunction(request.headers['content-type']), target, name);
+    const patched = applyPatch(scaleOf(current, description), parsePatch(request), patchFunction(request.headers['content-type'], scaleSchema), target, name);
     scale = patched as unknown as Fields;
   }
   const replicas = requestedReplicas(scale, name);

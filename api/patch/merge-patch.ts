@@ -1,7 +1,8 @@
 // Owns: RFC 7386 JSON merge patch and kube's strategic merge patch for the served kinds.
 // Strategic merge differs from a merge patch only on lists and on `$`-directives: lists with
-// a merge key (ownerReferences by uid, containers by name, conditions by type, …) merge element-wise,
-// lists with the merge strategy (finalizers) are unions, `$patch: delete|replace`,
+// a merge key (ownerReferences by uid, containers by name, conditions by type, …, as the kind's
+// schema says) merge element-wise, lists of scalars with the merge strategy (finalizers) are
+// unions, fields with the replace strategy are replaced whole, `$patch: delete|replace`,
 // `$deleteFromPrimitiveList/<field>`, `$retainKeys` and `$setElementOrder/<field>` are honoured
 // (element order aside), and a malformed directive is refused with strategicpatch's error and
 // the code kube-apiserver answers it with (interpretStrategicMergePatchError): 400 for the
@@ -15,6 +16,7 @@ import { goFormat, goTypeName } from '../go-format.ts';
 import { firstTooDeep } from '../json-depth.ts';
 import { nestingDepthMax } from '../request-limits.ts';
 import { ApiError, badRequest } from '../status.ts';
+import type { JsonSchema } from '../registry/schemas.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -48,24 +50,28 @@ export function applyMergePatch(target: JsonValue, patch: JsonValue): JsonValue 
 }
 
 /**
- * List fields (by field name) whose elements merge by a key — the patchMergeKey of kube's v1
- * types for the served kinds — and those that are unions. `ports` is keyed by containerPort in
- * a container and by port in a Service spec, told apart by the elements.
+ * A field's strategic merge metadata, read from the kind's schema (built from kube's generated
+ * types: `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`, as kubectl reads them
+ * from OpenAPI): a list merges element-wise by its merge key, or as a union of scalars, only when
+ * its strategy is `merge`; a map or list whose strategy is `replace` is replaced whole; anything
+ * without metadata (or without a schema) merges as a map or is replaced as a list.
  */
-const mergeKeys: Readonly<Record<string, string>> = {
-  ownerReferences: 'uid', secrets: 'name', imagePullSecrets: 'name',
-  containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', env: 'name',
-  volumeMounts: 'mountPath', volumeDevices: 'devicePath', hostAliases: 'ip', schedulingGates: 'name', resourceClaims: 'name',
-  topologySpreadConstraints: 'topologyKey', conditions: 'type', podIPs: 'ip', hostIPs: 'ip', addresses: 'type',
-  webhooks: 'name', matchConditions: 'name', variables: 'name',
-};
-const unionLists = new Set(['finalizers']);
+interface PatchMeta {
+  readonly strategies: readonly string[];
+  readonly mergeKey: string | undefined;
+}
 
-function mergeKeyOf(field: string, original: readonly JsonValue[], patch: readonly JsonValue[]): string | undefined {
-  if (field !== 'ports') return mergeKeys[field];
-  const elements = [...patch, ...original].filter(isObject);
-  if (elements.some((element) => element['containerPort'] !== undefined)) return 'containerPort';
-  return elements.some((element) => element['port'] !== undefined) ? 'port' : undefined;
+function patchMetaOf(schema: JsonSchema | undefined): PatchMeta {
+  const strategy = schema?.['x-kubernetes-patch-strategy'];
+  return { strategies: strategy === undefined ? [] : strategy.split(','), mergeKey: schema?.['x-kubernetes-patch-merge-key'] };
+}
+
+/** The schema of a map's field: a declared property, or the map's value schema. */
+function fieldSchema(schema: JsonSchema | undefined, field: string): JsonSchema | undefined {
+  if (schema === undefined) return undefined;
+  const declared = schema.properties?.[field];
+  if (declared !== undefined) return declared;
+  return typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
 }
 
 /** An error kube-apiserver answers without a Status of its own: 500, no reason, the error's text. */
@@ -166,7 +172,7 @@ function isDirectiveElement(element: JsonValue): boolean {
   return isObject(element) && Object.hasOwn(element, directiveMarker);
 }
 
-function mergeKeyedList(original: JsonValue[], patch: JsonValue[], key: string, merging: boolean): JsonValue[] {
+function mergeKeyedList(original: JsonValue[], patch: JsonValue[], key: string, merging: boolean, items: JsonSchema | undefined): JsonValue[] {
   if (merging && listDirectives(patch, key)) return structuredClone(patch.filter((element) => !isDirectiveElement(element)));
   let result = structuredClone(original);
   for (const element of patch) {
@@ -177,18 +183,19 @@ function mergeKeyedList(original: JsonValue[], patch: JsonValue[], key: string, 
     }
     if (merging && !Object.hasOwn(element, key)) throw noMergeKey(element, key);
     const position = result.findIndex((existing) => isObject(existing) && existing[key] === element[key]);
-    if (position >= 0) result[position] = mergeMap(result[position]!, element, isObject(result[position]));
+    if (position >= 0) result[position] = mergeMap(result[position]!, element, isObject(result[position]), items);
     else result.push(structuredClone(element));
   }
   return result;
 }
 
-function mergeList(field: string, original: JsonValue | undefined, patch: JsonValue[]): JsonValue[] {
+function mergeList(original: JsonValue | undefined, patch: JsonValue[], schema: JsonSchema | undefined): JsonValue[] {
   const base = Array.isArray(original) ? original : [];
-  const key = mergeKeyOf(field, base, patch);
-  if (key) return mergeKeyedList(base, patch, key, Array.isArray(original));
-  if (unionLists.has(field)) return [...base, ...patch.filter((element) => !base.includes(element))];
-  return structuredClone(patch);
+  const meta = patchMetaOf(schema);
+  if (!meta.strategies.includes('merge')) return structuredClone(patch);
+  if (meta.mergeKey !== undefined) return mergeKeyedList(base, patch, meta.mergeKey, Array.isArray(original), schema?.items);
+  // A list of scalars with the merge strategy (finalizers) is a union.
+  return [...base, ...patch.filter((element) => !base.includes(element))];
 }
 
 /** Whether Go would see the two decoded values as the same type (int64 and float64 differ). */
@@ -200,7 +207,7 @@ function sameGoType(a: JsonValue, b: JsonValue): boolean {
  * Merges `patch` into `target`. `merging` is whether `patch` meets an existing map (kube's
  * mergeMap): only then are its directives checked, as kube checks them.
  */
-function mergeMap(target: JsonValue, patch: JsonValue, merging: boolean): JsonValue {
+function mergeMap(target: JsonValue, patch: JsonValue, merging: boolean, schema: JsonSchema | undefined): JsonValue {
   if (!isObject(patch)) return structuredClone(patch);
   if (merging) {
     const problem = mapDirectiveProblem(patch);
@@ -230,18 +237,23 @@ function mergeMap(target: JsonValue, patch: JsonValue, merging: boolean): JsonVa
       // field; a value of the field's own type replaces it (a map merges); anything else is ignored.
       if (value === null) delete result[field];
       else if (Array.isArray(current) && Array.isArray(value)) result[field] = current.filter((element) => !value.includes(element));
-      else if (current !== undefined && !Array.isArray(value) && sameGoType(current, value)) result[field] = mergeMap(current, value, isObject(current));
+      else if (current !== undefined && !Array.isArray(value) && sameGoType(current, value)) result[field] = mergeMap(current, value, isObject(current), fieldSchema(schema, field));
       continue;
     }
+    const child = fieldSchema(schema, key);
     if (value === null) delete result[key];
-    else if (Array.isArray(value)) result[key] = mergeList(key, result[key], value);
-    else result[key] = mergeMap(result[key] ?? null, value, merging && isObject(result[key]) && isObject(value));
+    else if (Array.isArray(value)) result[key] = mergeList(result[key], value, child);
+    else if (isObject(value) && patchMetaOf(child).strategies.includes('replace')) result[key] = structuredClone(value);
+    else result[key] = mergeMap(result[key] ?? null, value, merging && isObject(result[key]) && isObject(value), child);
   }
   return result;
 }
 
-/** Applies a strategic merge patch to `target` (neither is mutated); throws ApiError for a malformed directive. */
-export function strategicMerge(target: JsonValue, patch: JsonValue): JsonValue {
+/**
+ * Applies a strategic merge patch to `target` (neither is mutated), merging lists as the kind's
+ * schema says; throws ApiError for a malformed directive.
+ */
+export function strategicMerge(target: JsonValue, patch: JsonValue, schema: JsonSchema | undefined): JsonValue {
   checkPatchDepth(patch, '');
-  return mergeMap(target, patch, isObject(target));
+  return mergeMap(target, patch, isObject(target), schema);
 }

@@ -240,8 +240,8 @@ describe('walkers at the deepest accepted document', () => {
     const target = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } } as JsonValue;
     const patch = { x: deepObject(limit - 1) } as JsonValue;
     expect(firstTooDeep(applyMergePatch(target, patch), limit)).toBeUndefined();
-    expect(firstTooDeep(strategicMerge(target, patch), limit)).toBeUndefined();
-    const twice = strategicMerge(strategicMerge(target, patch), patch);
+    expect(firstTooDeep(strategicMerge(target, patch, undefined), limit)).toBeUndefined();
+    const twice = strategicMerge(strategicMerge(target, patch, undefined), patch, undefined);
     expect(firstTooDeep(twice, limit)).toBeUndefined();
     // A JSON patch body nests its values two levels down (the list, the operation).
     expect(firstTooDeep(applyJsonPatch(target, [{ op: 'add', path: '/x', value: deepObject(limit - 2) }]), limit)).toBeUndefined();

@@ -9,7 +9,7 @@ import { checkObjectSize, decodeJsonBody, decodePatch, summarizeBody } from '../
 import { goFloat, goFormat } from '../../../api/go-format.ts';
 import { applyJsonPatch, JsonPatchError } from '../../../api/patch/json-patch.ts';
 import { strategicMerge } from '../../../api/patch/merge-patch.ts';
-import { servedKinds } from '../../../api/registry/kinds.ts';
+import { findKind, servedKinds } from '../../../api/registry/kinds.ts';
 import { isQualifiedName, metadataCauses, numberLiteralProblem, numberValueProblem, ownerReferenceCauses, validateStructure } from '../../../api/registry/validation.ts';
 import {
   jsonPatchCopyBytesMax, jsonPatchOperationsMax, labelNameLengthMax, nestingDepthMax, objectBytesMax, requestBodyBytesMax,
@@ -125,16 +125,17 @@ describe('patch bodies', () => {
 });
 
 describe('strategic merge patch directives', () => {
+  const configMapSchema = findKind('', 'v1', 'configmaps')?.schema;
   const live = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', finalizers: ['a', 'b'], labels: { x: 'y' } }, data: { a: 'b' } } as JsonValue;
   const smp = (patch: string) => failure(() => decodePatch('application/strategic-merge-patch+json', patch));
-  const merged = (patch: JsonValue) => failure(() => strategicMerge(live, patch));
+  const merged = (patch: JsonValue) => failure(() => strategicMerge(live, patch, configMapSchema));
 
   it("kube answers an unknown $patch with strategicpatch's error, not a Status: 500 without a reason", () => {
     expect(smp('{"$patch":"bogus","data":{"a":"b"}}')).toEqual({ code: 500, reason: undefined, message: 'unknown patch type: bogus in map: map[$patch:bogus data:map[a:b]]' });
     expect(smp('{"$patch":5}').message).toBe('unknown patch type: %!s(int64=5) in map: map[$patch:5]');
     // Nested, where the patch meets an existing map; a new map with a directive is not checked (kube drops it).
     expect(merged({ metadata: { labels: { $patch: 'bogus' } } })).toEqual({ code: 500, reason: undefined, message: 'unknown patch type: bogus in map: map[$patch:bogus]' });
-    expect(() => strategicMerge(live, { spec: { $patch: 'bogus' } })).not.toThrow();
+    expect(() => strategicMerge(live, { spec: { $patch: 'bogus' } }, configMapSchema)).not.toThrow();
   });
 
   it('$setElementOrder must be a list (500) of a key with a field (400)', () => {
@@ -149,21 +150,21 @@ describe('strategic merge patch directives', () => {
     expect(smp('{"$retainKeys":5}')).toEqual({ code: 400, reason: 'BadRequest', message: 'invalid patch format of retainKeys' });
     expect(smp('{"$retainKeys":["data"],"metadata":{}}').message).toBe('invalid patch format of retainKeys');
     // A valid one drops the live fields it does not name.
-    expect(strategicMerge({ a: 1, b: 2, c: 3 }, { $retainKeys: ['a', 'c'], c: 4 })).toEqual({ a: 1, c: 4 });
+    expect(strategicMerge({ a: 1, b: 2, c: 3 }, { $retainKeys: ['a', 'c'], c: 4 }, undefined)).toEqual({ a: 1, c: 4 });
   });
 
   it('$deleteFromPrimitiveList needs a field (400); a value that is not a list is ignored, as kube does', () => {
     expect(smp('{"$deleteFromPrimitiveList":["a"]}')).toEqual({ code: 400, reason: 'BadRequest', message: 'invalid patch format of primitive list' });
-    expect(strategicMerge(live, { metadata: { '$deleteFromPrimitiveList/finalizers': 5 } })).toEqual(live);
-    expect(strategicMerge(live, { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } })).toMatchObject({ metadata: { finalizers: ['b'] } });
+    expect(strategicMerge(live, { metadata: { '$deleteFromPrimitiveList/finalizers': 5 } }, configMapSchema)).toEqual(live);
+    expect(strategicMerge(live, { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } }, configMapSchema)).toMatchObject({ metadata: { finalizers: ['b'] } });
   });
 
   it('a merging list refuses unknown, merge and keyless delete directives (500)', () => {
     const owned = { metadata: { name: 'c', ownerReferences: [{ uid: 'u1', name: 'o' }] } } as JsonValue;
-    expect(failure(() => strategicMerge(owned, { metadata: { ownerReferences: [{ $patch: 'bogus', uid: 'u1' }] } })).message).toBe('unknown patch type: bogus in map: map[$patch:bogus uid:u1]');
-    expect(failure(() => strategicMerge(owned, { metadata: { ownerReferences: [{ $patch: 'merge' }] } })).message).toBe('merging lists cannot yet be specified in the patch');
-    expect(failure(() => strategicMerge(owned, { metadata: { ownerReferences: [{ $patch: 'delete' }] } })).message).toBe('map: map[$patch:delete] does not contain declared merge key: uid');
-    expect(strategicMerge(owned, { metadata: { ownerReferences: [{ uid: 'u2', name: 'p' }, { $patch: 'replace' }] } })).toEqual({ metadata: { name: 'c', ownerReferences: [{ uid: 'u2', name: 'p' }] } });
+    expect(failure(() => strategicMerge(owned, { metadata: { ownerReferences: [{ $patch: 'bogus', uid: 'u1' }] } }, configMapSchema)).message).toBe('unknown patch type: bogus in map: map[$patch:bogus uid:u1]');
+    expect(failure(() => strategicMerge(owned, { metadata: { ownerReferences: [{ $patch: 'merge' }] } }, configMapSchema)).message).toBe('merging lists cannot yet be specified in the patch');
+    expect(failure(() => strategicMerge(owned, { metadata: { ownerReferences: [{ $patch: 'delete' }] } }, configMapSchema)).message).toBe('map: map[$patch:delete] does not contain declared merge key: uid');
+    expect(strategicMerge(owned, { metadata: { ownerReferences: [{ uid: 'u2', name: 'p' }, { $patch: 'replace' }] } }, configMapSchema)).toEqual({ metadata: { name: 'c', ownerReferences: [{ uid: 'u2', name: 'p' }] } });
   });
 });
 
