@@ -43,10 +43,11 @@ describe('the lifecycle subresource', () => {
     const [machine] = view.machines;
     expect(machine).toMatchObject({ name: 'deletion', state: 'live', waitingFor: 'live: waiting for a delete', context: { finalizers: [], deletionTimestamp: null } });
     expect(machine!.statechart.states.map((state) => state.name)).toEqual(['live', 'terminating', 'finalizing', 'removed']);
-    // The transition's time is the command's own clock reading: the same second as creationTimestamp or the next.
+    // The transition's time is the command's own clock reading, taken after creationTimestamp
+    // (seconds apart at most, on a loaded machine; the bound only says it is this creation's).
     expect(machine!.history).toEqual([{ event: 'CREATE', from: null, to: 'live', revision: created.metadata.resourceVersion, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), user: 'alice' }]);
     expect(Date.parse(machine!.history[0]!.time) - Date.parse(created.metadata.creationTimestamp)).toBeGreaterThanOrEqual(0);
-    expect(Date.parse(machine!.history[0]!.time) - Date.parse(created.metadata.creationTimestamp)).toBeLessThanOrEqual(1_000);
+    expect(Date.parse(machine!.history[0]!.time) - Date.parse(created.metadata.creationTimestamp)).toBeLessThanOrEqual(30_000);
   });
 
   it('a delete with finalizers: finalizing, waiting for the named finalizers, the deleting user in the history', async () => {
