@@ -11,6 +11,7 @@ import type { ResourceKind } from '../registry/kinds.ts';
 import type { StoreClient } from '../store-client.ts';
 import { defaultIngressClassPlugin } from './default-ingress-class.ts';
 import { namespaceLifecyclePlugin } from './namespace-lifecycle.ts';
+import { priorityPlugin } from './priority.ts';
 import { serviceAccountPlugin } from './service-account.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -48,7 +49,7 @@ export interface AdmissionPlugin {
 }
 
 /** kube-apiserver's recommended plugin order, restricted to the plugins kstore has. */
-export const admissionPluginsInOrder: readonly AdmissionPlugin[] = [namespaceLifecyclePlugin, serviceAccountPlugin, defaultIngressClassPlugin];
+export const admissionPluginsInOrder: readonly AdmissionPlugin[] = [namespaceLifecyclePlugin, serviceAccountPlugin, priorityPlugin, defaultIngressClassPlugin];
 
 export class AdmissionChain {
   readonly #plugins: readonly AdmissionPlugin[];

@@ -150,10 +150,14 @@ export function defaultPodTemplateSpec(spec: Fields): Fields {
   return result;
 }
 
-/** A Pod's spec: the template defaults, SetDefaults_Pod's and what the ServiceAccount, Priority and DefaultTolerationSeconds admission plugins add. */
+/**
+ * A Pod's spec: the template defaults, SetDefaults_Pod's and what the ServiceAccount and
+ * DefaultTolerationSeconds admission plugins add (priority comes from the Priority plugin,
+ * api/admission/priority.ts).
+ */
 function defaultPodSpec(spec: Fields): Fields {
   const result = defaultPodTemplateSpec(spec);
-  fillDefaults(result, { enableServiceLinks: true, priority: 0, preemptionPolicy: 'PreemptLowerPriority' });
+  fillDefaults(result, { enableServiceLinks: true });
   // ServiceAccount admission: the namespace's default service account.
   const account = typeof result['serviceAccountName'] === 'string' && result['serviceAccountName'] !== '' ? result['serviceAccountName']
     : typeof result['serviceAccount'] === 'string' && result['serviceAccount'] !== '' ? result['serviceAccount'] : 'default';
@@ -263,7 +267,11 @@ export const podStrategy: Strategy = {
   },
   prepareForUpdate(object, old) {
     keepStatus(object, old);
-    object['spec'] = defaultPodSpec(podSpecFor(object));
+    const spec = defaultPodSpec(podSpecFor(object));
+    // What the Priority admission plugin computed at create stays when an update leaves it out.
+    const stored = podSpecFor(old);
+    for (const field of ['priority', 'preemptionPolicy']) if (spec[field] === undefined && stored[field] !== undefined) spec[field] = stored[field]!;
+    object['spec'] = spec;
   },
   validate: (object) => podSpecCauses(podSpecFor(object), 'spec'),
   validateUpdate(object, old) {

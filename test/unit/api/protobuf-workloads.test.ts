@@ -17,6 +17,9 @@ type Json = Record<string, unknown>;
 
 beforeEach(async () => {
   harness = await startHarness();
+  // The rich pod names PriorityClass "high" (value 0, preemption policy Never): the Priority admission plugin resolves it.
+  const high = await harness.request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 0, preemptionPolicy: 'Never' });
+  if (high.statusCode !== 201) throw new Error(high.body);
   baseUrl = await harness.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterEach(async () => {
