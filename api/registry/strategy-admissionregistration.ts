@@ -14,38 +14,11 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, isQualifiedName, labelValueProblems, nameProblems } from './validation.ts';
-
-type Fields = Record<string, JsonValue>;
-
-function isFields(value: JsonValue | undefined): value is Fields {
-  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
-}
-
-function fields(value: JsonValue | undefined): Fields {
-  return isFields(value) ? value : {};
-}
-
-function list(value: JsonValue | undefined): JsonValue[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function text(value: JsonValue | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
+import { fields, isFields, list, sameJson, specOf, text } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 function unset(value: JsonValue | undefined): boolean {
   return value === undefined || value === null;
-}
-
-/** A value with object keys sorted, so two equal objects stringify alike. */
-function canonical(value: JsonValue | undefined): JsonValue | undefined {
-  if (Array.isArray(value)) return value.map((item) => canonical(item) ?? null);
-  if (!isFields(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key]) ?? null]));
-}
-
-export function sameJson(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
-  return JSON.stringify(canonical(left)) === JSON.stringify(canonical(right));
 }
 
 // --- field.Error forms (k8s.io/apimachinery/pkg/util/validation/field) ---
@@ -611,10 +584,6 @@ function bindingSpecCauses(spec: Fields): StatusCause[] {
   if (isFields(spec['matchResources'])) causes.push(...matchResourcesCauses(spec['matchResources'], 'spec.matchResouces'));
   causes.push(...validationActionsCauses(list(spec['validationActions']), 'spec.validationActions'));
   return causes;
-}
-
-function specOf(object: KubeObject): Fields {
-  return fields(object['spec'] as JsonValue | undefined);
 }
 
 export const validatingAdmissionPolicyStrategy: Strategy = {

@@ -10,20 +10,8 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, nameProblems } from './validation.ts';
-
-type Fields = Record<string, JsonValue>;
-
-function isFields(value: JsonValue | undefined): value is Fields {
-  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
-}
-
-function fields(value: JsonValue | undefined): Fields {
-  return isFields(value) ? value : {};
-}
-
-function text(value: JsonValue | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
+import { fields, isFields, text } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 /**
  * kube-apiserver 1.33's APIService priorities for the group/versions it serves (the generic

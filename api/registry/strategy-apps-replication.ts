@@ -8,11 +8,12 @@
 import type { JsonValue } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
-import { fields, isFields, nonNegative, restartPolicyCauses, specOf, templateLabelCauses, unset } from './strategy-apps.ts';
-import type { Fields } from './strategy-apps.ts';
+import { fields, isFields, nonNegative, restartPolicyCauses, templateLabelCauses, unset } from './strategy-apps.ts';
 import { semanticSame } from './strategy-apps-sets.ts';
 import { defaultPodTemplateSpec, podSpecCauses } from './strategy-workloads.ts';
 import { invalidValue } from './validation.ts';
+import { specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 function defaultedTemplate(template: Fields): Fields {
   return { ...template, spec: defaultPodTemplateSpec(fields(template['spec'])) };

@@ -12,13 +12,11 @@
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
-import {
-  controllerTemplateCauses, fields, intOrPercentCauses, intOrPercentValue, isFields, nonNegative, restartPolicyCauses,
-  sameJson, selectorIsEmpty, selectorMismatch, specOf, templateLabelCauses, unset,
-} from './strategy-apps.ts';
-import type { Fields } from './strategy-apps.ts';
+import { controllerTemplateCauses, fields, intOrPercentCauses, intOrPercentValue, isFields, nonNegative, restartPolicyCauses, selectorIsEmpty, selectorMismatch, templateLabelCauses, unset } from './strategy-apps.ts';
 import { defaultPodTemplateSpec } from './strategy-workloads.ts';
 import { invalidValue, nameProblems } from './validation.ts';
+import { sameJson, specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 /** The template with its pod spec defaulted as every pod template's is. */
 function defaultedTemplate(spec: Fields): Fields {

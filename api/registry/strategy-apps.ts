@@ -5,13 +5,13 @@
 // resource; the status subresource replaces it — endpoints/subresource.ts), and the
 // validation causes a user meets: selector rules and immutability, replica and second counts,
 // rolling-update bounds, and the pod template's rules (strategy-workloads.ts podSpecCauses).
-import type { JsonValue, KubeObject } from '../../actors/index.ts';
+import type { JsonValue } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { defaultPodTemplateSpec, podSpecCauses } from './strategy-workloads.ts';
 import { invalidValue, labelValueProblems, qualifiedNameProblems } from './validation.ts';
-
-export type Fields = Record<string, JsonValue>;
+import { sameJson, specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 export function fields(value: JsonValue | undefined): Fields {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
@@ -23,17 +23,6 @@ export function isFields(value: JsonValue | undefined): value is Fields {
 
 export function unset(value: JsonValue | undefined): boolean {
   return value === undefined || value === null || value === '';
-}
-
-export function sameJson(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
-  return JSON.stringify(canonical(left)) === JSON.stringify(canonical(right));
-}
-
-/** A value with object keys sorted, so two equal objects stringify alike. */
-function canonical(value: JsonValue | undefined): JsonValue | undefined {
-  if (Array.isArray(value)) return value.map((item) => canonical(item) ?? null);
-  if (!isFields(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key]) ?? null]));
 }
 
 const defaultMaxUnavailable = '25%';
@@ -200,10 +189,6 @@ export function deploymentSpecCauses(spec: Fields): StatusCause[] {
     if (deadline <= minReady) causes.push(invalidValue('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'));
   }
   return causes;
-}
-
-export function specOf(object: KubeObject): Fields {
-  return fields(object['spec'] as JsonValue | undefined);
 }
 
 export const deploymentStrategy: Strategy = {

@@ -11,23 +11,11 @@ import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { conditionsAnnotation, defaultV2Spec, hpaV1ToV2, metricStatusesAnnotation } from './hpa-conversion.ts';
 import { invalidValue, requiredValue } from './validation.ts';
-
-type Fields = Record<string, JsonValue>;
-
-function isFields(value: JsonValue | undefined): value is Fields {
-  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
-}
-
-function fields(value: JsonValue | undefined): Fields {
-  return isFields(value) ? value : {};
-}
+import { fields, isFields, specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 function isSet(value: JsonValue | undefined): boolean {
   return value !== undefined && value !== null;
-}
-
-function specOf(object: KubeObject): Fields {
-  return fields(object['spec'] as JsonValue | undefined);
 }
 
 function unsupported(field: string, value: JsonValue, supported: readonly string[]): StatusCause {

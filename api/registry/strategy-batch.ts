@@ -18,34 +18,11 @@ import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
 import { selectorMatches } from './strategy-apps.ts';
 import { defaultPodTemplateSpec, podSpecCauses } from './strategy-workloads.ts';
 import { invalidValue, requiredValue } from './validation.ts';
-
-type Fields = Record<string, JsonValue>;
-
-function isFields(value: JsonValue | undefined): value is Fields {
-  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
-}
-
-function fields(value: JsonValue | undefined): Fields {
-  return isFields(value) ? value : {};
-}
+import { fields, isFields, sameJson, specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 function unset(value: JsonValue | undefined): boolean {
   return value === undefined || value === null;
-}
-
-/** Value equality with object keys in any order (apiequality.Semantic.DeepEqual over JSON). */
-export function sameJson(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
-  return JSON.stringify(canonical(left)) === JSON.stringify(canonical(right));
-}
-
-function canonical(value: JsonValue | undefined): JsonValue | undefined {
-  if (Array.isArray(value)) return value.map((item) => canonical(item) ?? null);
-  if (!isFields(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().filter((key) => value[key] !== undefined).map((key) => [key, canonical(value[key]) ?? null]));
-}
-
-function specOf(object: KubeObject): Fields {
-  return fields(object['spec'] as JsonValue | undefined);
 }
 
 function unsupported(field: string, value: JsonValue, supported: readonly string[]): StatusCause {

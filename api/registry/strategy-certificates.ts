@@ -15,10 +15,9 @@ import * as x509 from '@peculiar/x509';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
-import {
-  dns1123LabelProblems, duplicate, fields, forbidden, invalid, invalidRendered, isFields, notSupported, records, required, sameJson, specOf, tooLong,
-} from './strategy-networking.ts';
-import type { Fields } from './strategy-networking.ts';
+import { dns1123LabelProblems, duplicate, fields, forbidden, invalid, invalidRendered, isFields, notSupported, records, required, tooLong } from './strategy-networking.ts';
+import { sameJson, specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 const legacyUnknownSigner = 'kubernetes.io/legacy-unknown';
 

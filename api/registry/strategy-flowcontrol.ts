@@ -12,41 +12,11 @@ import type { StatusCause } from '../status.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels } from './apf-bootstrap-configuration.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, nameProblems } from './validation.ts';
-
-type Fields = Record<string, JsonValue>;
-
-function isFields(value: JsonValue | undefined): value is Fields {
-  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
-}
-
-function fields(value: JsonValue | undefined): Fields {
-  return isFields(value) ? value : {};
-}
-
-function list(value: JsonValue | undefined): JsonValue[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function text(value: JsonValue | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function numberOf(value: JsonValue | undefined): number {
-  return typeof value === 'number' ? value : 0;
-}
+import { fields, isFields, list, numberOf, sameJson, specOf, text } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 function unset(value: JsonValue | undefined): boolean {
   return value === undefined || value === null;
-}
-
-function canonical(value: JsonValue | undefined): JsonValue | undefined {
-  if (Array.isArray(value)) return value.map((item) => canonical(item) ?? null);
-  if (!isFields(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key]) ?? null]));
-}
-
-function sameJson(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
-  return JSON.stringify(canonical(left)) === JSON.stringify(canonical(right));
 }
 
 /** The value without false and null fields: what a Go struct holds the same whether they are written or left out. */
@@ -351,10 +321,6 @@ export function priorityLevelCauses(object: KubeObject): StatusCause[] {
   }
   causes.push(...conditionsCauses(fields(object['status'] as JsonValue | undefined)));
   return causes;
-}
-
-function specOf(object: KubeObject): Fields {
-  return fields(object['spec'] as JsonValue | undefined);
 }
 
 function specStrategy(defaults: (spec: Fields) => Fields, validate: (object: KubeObject) => StatusCause[]): Strategy {

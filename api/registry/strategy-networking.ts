@@ -11,8 +11,8 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { isQualifiedName, labelValueProblems, nameProblems } from './validation.ts';
-
-export type Fields = Record<string, JsonValue>;
+import { sameJson, specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 export function fields(value: JsonValue | undefined): Fields {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
@@ -28,21 +28,6 @@ export function records(value: JsonValue | undefined): Fields[] {
 
 function strings(value: JsonValue | undefined): string[] {
   return Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? item : String(item))) : [];
-}
-
-export function specOf(object: KubeObject): Fields {
-  return fields(object['spec'] as JsonValue | undefined);
-}
-
-/** A value with object keys sorted, so two equal objects stringify alike. */
-function canonical(value: JsonValue | undefined): JsonValue | undefined {
-  if (Array.isArray(value)) return value.map((item) => canonical(item) ?? null);
-  if (!isFields(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key]) ?? null]));
-}
-
-export function sameJson(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
-  return JSON.stringify(canonical(left)) === JSON.stringify(canonical(right));
 }
 
 // --- field errors (apimachinery's field.Error texts) ---------------------------------------------

@@ -6,12 +6,8 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, isQualifiedName } from './validation.ts';
-
-export type Fields = Record<string, JsonValue>;
-
-export function fields(value: JsonValue | undefined): Fields {
-  return isFields(value) ? value : {};
-}
+import { fields, specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 export function isFields(value: JsonValue | undefined): value is Fields {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -26,10 +22,6 @@ function sortedJson(value: JsonValue | undefined): string {
 /** Deep equality of two JSON values (key order ignored). */
 export function sameJson(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
   return sortedJson(left) === sortedJson(right);
-}
-
-export function specOf(object: KubeObject): Fields {
-  return fields(object['spec'] as JsonValue | undefined);
 }
 
 export function forbidden(field: string, detail: string): StatusCause {

@@ -5,10 +5,9 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, isQualifiedName, labelValueProblems, nameProblems } from './validation.ts';
-import {
-  canonicaliseIn, fields, forbidden, immutable, isFields, nonNegativeQuantityCauses, notSupported, quantityAt, required,
-} from './strategy-quota.ts';
-import type { Fields } from './strategy-quota.ts';
+import { canonicaliseIn, forbidden, immutable, isFields, nonNegativeQuantityCauses, notSupported, quantityAt, required } from './strategy-quota.ts';
+import { fields } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 /** scheduling.HighestUserDefinablePriority: user classes may not go above it. */
 export const highestUserDefinablePriority = 1_000_000_000;

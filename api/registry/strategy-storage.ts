@@ -7,11 +7,9 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, isQualifiedName, nameProblems } from './validation.ts';
-import {
-  canonicaliseIn, fields, forbidden, formatQuantity, immutable, isFields, nonNegativeQuantityCauses, notSupported, parseQuantity, positiveQuantityCauses,
-  quantityAt, required, sameJson, specOf,
-} from './strategy-quota.ts';
-import type { Fields } from './strategy-quota.ts';
+import { canonicaliseIn, forbidden, formatQuantity, immutable, isFields, nonNegativeQuantityCauses, notSupported, parseQuantity, positiveQuantityCauses, quantityAt, required, sameJson } from './strategy-quota.ts';
+import { fields, specOf } from './json-fields.ts';
+import type { Fields } from './json-fields.ts';
 
 const accessModes = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 const volumeModes = ['Block', 'Filesystem'];
