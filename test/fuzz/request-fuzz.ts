@@ -198,7 +198,7 @@ export function generateRequest(random: Random): FuzzRequest {
   const prefix = resource.group === '' ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
   const collection = resource.namespaced && !(method === 'GET' && random.chance(0.1)) ? `${prefix}/namespaces/${namespace}/${resource.resource}` : `${prefix}/${resource.resource}`;
   const named = method !== 'POST' && !(method === 'GET' && random.chance(0.4)) && !(method === 'DELETE' && random.chance(0.15));
-  const subresource = named && random.chance(0.2) ? random.pick(['status', 'finalize', 'lifecycle', 'binding', 'eviction', 'scale', 'approval', 'bogus', 'status/extra']) : '';
+  const subresource = named && random.chance(0.2) ? random.pick(['status', 'finalize', 'lifecycle', 'binding', 'eviction', 'scale', 'approval', 'ephemeralcontainers', 'resize', 'proxy', 'bogus', 'status/extra']) : '';
   let path = named ? `${collection}/${name}${subresource === '' ? '' : `/${subresource}`}` : collection;
   if (random.chance(0.05)) path = path.replace('/api/v1/', '/api/v1/watch/');
   path = respell(path, random);
