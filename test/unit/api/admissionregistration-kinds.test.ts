@@ -4,7 +4,7 @@
 // (policyName, validationActions, paramRef), kube's Table columns, discovery and protobuf.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeProtobufObject, encodeProtobufObject } from '../../../api/codecs/protobuf.ts';
-import { startHarness } from './harness.ts';
+import { invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -34,11 +34,7 @@ function configuration(kind: string, name: string, webhooks: Json[]): Json {
   return { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks };
 }
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 function policy(name: string, spec: Json = {}): Json {
   return {

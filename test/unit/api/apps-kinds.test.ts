@@ -4,7 +4,7 @@
 // and the status.replicas field selector.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeProtobufObject } from '../../../api/codecs/protobuf.ts';
-import { startHarness } from './harness.ts';
+import { invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 let harness: Harness;
@@ -38,11 +38,7 @@ async function create(resource: string, object: Json): Promise<Json> {
   return response.json();
 }
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 async function table(resource: string): Promise<Json> {
   const response = await harness.request('GET', `${apps}/${resource}`, undefined, tableAccept);

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { behaviorAnnotation, conditionsAnnotation, hpaV1ToV2, hpaV2ToV1, metricSpecsAnnotation, metricStatusesAnnotation } from '../../../api/registry/hpa-conversion.ts';
 import type { KubeObject } from '../../../actors/index.ts';
-import { admin, startHarness } from './harness.ts';
+import { admin, createdObject, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 let harness: Harness;
@@ -34,11 +34,7 @@ function hpaV1(name: string, spec: Json = {}): Json {
   return { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name }, spec: { scaleTargetRef: target, maxReplicas: 5, ...spec } };
 }
 
-async function create(url: string, object: Json): Promise<Json> {
-  const response = await harness.request('POST', url, object);
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json();
-}
+const create = (url: string, object: Json): Promise<Json> => createdObject<Json>(harness, url, object);
 
 const memoryMetric = { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } };
 const cpuMetric = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } };

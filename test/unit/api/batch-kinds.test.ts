@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeProtobufObject } from '../../../api/codecs/protobuf.ts';
 import { cronScheduleProblem, timeZoneProblem } from '../../../api/registry/cron.ts';
-import { startHarness } from './harness.ts';
+import { createdObject, invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 let harness: Harness;
@@ -37,17 +37,9 @@ function cronJob(name: string, spec: Json = {}): Json {
   return { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name }, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: podTemplate('OnFailure') } }, ...spec } };
 }
 
-async function create(url: string, object: Json): Promise<Json> {
-  const response = await harness.request('POST', url, object);
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json();
-}
+const create = (url: string, object: Json): Promise<Json> => createdObject<Json>(harness, url, object);
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 describe('jobs', () => {
   it('are created with the v1 defaults, a generated selector, the controller labels, generation 1 and an empty status', async () => {

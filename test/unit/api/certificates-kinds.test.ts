@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.ts';
+import { invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -49,11 +49,7 @@ async function create(object: Json, headers: Record<string, string> = {}): Promi
   return response.json();
 }
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 const approved = { type: 'Approved', status: 'True', reason: 'Test', message: 'approved by the test' };
 

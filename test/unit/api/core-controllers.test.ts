@@ -3,7 +3,7 @@
 // kube's validation messages, the Table columns, the RC's Scale (its map selector as a selector
 // string) and the status.replicas field selector.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.ts';
+import { invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 let harness: Harness;
@@ -33,11 +33,7 @@ async function create(resource: string, object: Json): Promise<Json> {
   return response.json();
 }
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 describe('core/v1 discovery', () => {
   it('lists replicationcontrollers (rc, all, status and scale) and podtemplates', async () => {

@@ -4,7 +4,7 @@
 // /status), kube's validation messages, the Table columns and a protobuf round trip.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeProtobufObject, encodeProtobufObject } from '../../../api/codecs/protobuf.ts';
-import { admin, startHarness } from './harness.ts';
+import { admin, invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 let harness: Harness;
@@ -37,11 +37,7 @@ async function create(object: Json): Promise<Json> {
   return response.json();
 }
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 describe('deployments', () => {
   it('are created with the apps/v1 defaults, generation 1 and an empty status', async () => {

@@ -4,7 +4,7 @@
 // rules: the local Available condition, the name rule and the aggregator's table.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeProtobufObject } from '../../../api/codecs/protobuf.ts';
-import { startHarness } from './harness.ts';
+import { invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -36,11 +36,7 @@ function priorityLevel(name: string, spec: Json): Json {
   return { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name }, spec };
 }
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 describe('flow schemas', () => {
   it('default matchingPrecedence to 1000, start at generation 1 with an empty status and keep the status on a PUT', async () => {

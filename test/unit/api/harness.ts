@@ -4,6 +4,7 @@
 // Each namespace it creates gets its `default` ServiceAccount, as the serviceaccount controller
 // would add it.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import { ClusterState, commandVersion, encodeCommand } from '../../../actors/index.ts';
 import type { ChangeEvent, Command, CommandResult } from '../../../actors/index.ts';
 import { buildServer, StoreClient, systemMastersAuthorizer } from '../../../api/index.ts';
@@ -91,4 +92,18 @@ export async function startHarness(namespaces: readonly string[] = ['default', '
 
 export function configMap(name: string, data: Record<string, string> = { a: 'b' }, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
+}
+
+/** POSTs `object` to `url` through the harness, expects 201 and returns the created object. */
+export async function createdObject<T = Record<string, unknown>>(harness: Harness, url: string, object: unknown): Promise<T> {
+  const response = await harness.request('POST', url, object);
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<T>();
+}
+
+/** Sends a write that must be refused as invalid (422); returns its causes' fields and messages. */
+export async function invalidCauses(harness: Harness, method: string, url: string, object: unknown): Promise<{ field: string; message: string }[]> {
+  const response = await harness.request(method, url, object);
+  expect(response.statusCode, response.body).toBe(422);
+  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
 }

@@ -2,7 +2,7 @@
 // discovery.k8s.io/v1 endpointslices through the API: discovery names, defaults, generation and
 // status rules, kube's validation messages, the default IngressClass on create, Table columns.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.ts';
+import { createdObject, invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 let harness: Harness;
@@ -21,17 +21,9 @@ afterEach(async () => {
   await harness.close();
 });
 
-async function create(url: string, object: Json): Promise<Json> {
-  const response = await harness.request('POST', url, object);
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json();
-}
+const create = (url: string, object: Json): Promise<Json> => createdObject<Json>(harness, url, object);
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 function ingress(name: string, spec: Json): Json {
   return { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name }, spec };

@@ -5,7 +5,7 @@
 // itself in the budget's status (disruptionsAllowed one less, the pod in disruptedPods) before
 // the pod is deleted, and the cases kube lets through without spending the budget.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.ts';
+import { createdObject, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 let harness: Harness;
@@ -25,11 +25,7 @@ function pdb(name: string, spec: Json): Json {
   return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec } };
 }
 
-async function create(url: string, object: Json): Promise<Json> {
-  const response = await harness.request('POST', url, object);
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json();
-}
+const create = (url: string, object: Json): Promise<Json> => createdObject<Json>(harness, url, object);
 
 /** A pod of app=web in the given phase, Ready unless said otherwise (as a kubelet would report it). */
 async function runningPod(name: string, phase = 'Running', ready = true, labels: Json = { app: 'web' }): Promise<Json> {

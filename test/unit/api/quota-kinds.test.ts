@@ -2,7 +2,7 @@
 // validation in kube's words, quantities stored canonical, the quota status reset on create
 // and kept on writes to the main resource, the Container limit defaults, and kube's printers.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.ts';
+import { createdObject, invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -19,17 +19,9 @@ afterEach(async () => {
   await harness.close();
 });
 
-async function create(url: string, object: Json): Promise<Json> {
-  const response = await harness.request('POST', url, object);
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json();
-}
+const create = (url: string, object: Json): Promise<Json> => createdObject<Json>(harness, url, object);
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 function quota(name: string, spec: Json): Json {
   return { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec };

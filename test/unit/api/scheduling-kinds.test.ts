@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreClient } from '../../../api/index.ts';
 import { ensurePriorityClassBootstrap } from '../../../deploy/priority-class-bootstrap.ts';
-import { startHarness } from './harness.ts';
+import { createdObject, invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -26,17 +26,9 @@ function priorityClass(name: string, extra: Json = {}): Json {
   return { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value: 1000, ...extra };
 }
 
-async function create(url: string, object: Json): Promise<Json> {
-  const response = await harness.request('POST', url, object);
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json();
-}
+const create = (url: string, object: Json): Promise<Json> => createdObject<Json>(harness, url, object);
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 describe('priorityclasses', () => {
   it('are created with preemptionPolicy PreemptLowerPriority and generation 1', async () => {

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeProtobufObject, encodeProtobufObject } from '../../../api/codecs/protobuf.ts';
 import { formatQuantity, parseQuantity } from '../../../api/registry/strategy-quota.ts';
-import { startHarness } from './harness.ts';
+import { createdObject, invalidCauses, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -24,17 +24,9 @@ afterEach(async () => {
   await harness.close();
 });
 
-async function create(url: string, object: Json): Promise<Json> {
-  const response = await harness.request('POST', url, object);
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json();
-}
+const create = (url: string, object: Json): Promise<Json> => createdObject<Json>(harness, url, object);
 
-async function causesOf(method: string, url: string, object: Json): Promise<{ field: string; message: string }[]> {
-  const response = await harness.request(method, url, object);
-  expect(response.statusCode, response.body).toBe(422);
-  return (response.json().details.causes as { field: string; message: string }[]).map(({ field, message }) => ({ field, message }));
-}
+const causesOf = (method: string, url: string, object: Json) => invalidCauses(harness, method, url, object);
 
 async function table(url: string): Promise<Json> {
   const response = await harness.request('GET', url, undefined, tableAccept);
