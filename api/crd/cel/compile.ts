@@ -15,7 +15,7 @@ import { baseEnvironment, functionNames, matchesRe2 } from './library.ts';
 import { re2Problem } from './regex.ts';
 import { escapeProperty, maxRequestSizeBytes, rulesOf, schemaDeclType, hasValidations } from './schema.ts';
 import type { CelSchema, CelValidationRule, DeclType } from './schema.ts';
-import { CelObject, celEquals } from './values.ts';
+import { CelObject, celEquals, parseDuration } from './values.ts';
 import type { ObjectClass } from './values.ts';
 
 /** kube's celconfig.PerCallLimit: the runtime cost limit of one expression evaluation. */
@@ -221,8 +221,9 @@ function celMessage(error: EngineError, known: ReadonlySet<string>): string {
         const receiver = match[1];
         const namespace = receiver !== undefined && /^kubernetes\.\w+Namespace$|^OptionalNamespace$|^CelNamespace$/.test(receiver);
         if (!known.has(name)) return `undeclared reference to '${name}' (in container '')`;
-        const types = [...(receiver !== undefined && !namespace ? [receiver] : []), ...(match[3] === '' ? [] : match[3]!.split(/, (?![^<]*>)/))].map(celTypeName);
-        return `found no matching overload for '${name}' applied to '(${types.join(', ')})'`;
+        const types = (match[3] === '' ? [] : match[3]!.split(/, (?![^<]*>)/)).map(celTypeName);
+        const target = receiver !== undefined && !namespace ? `${celTypeName(receiver)}.` : '';
+        return `found no matching overload for '${namespace ? `${receiver!.replace(/^kubernetes\.|Namespace$/g, '').toLowerCase()}.` : ''}${name}' applied to '${target}(${types.join(', ')})'`;
       }
       break;
     case 'heterogeneous_list_element': case 'heterogeneous_map_key': case 'heterogeneous_map_value':
@@ -310,6 +311,16 @@ function nodeArgs(node: EngineNode): readonly unknown[] {
   return node.args as readonly unknown[];
 }
 
+/** An RFC 3339 timestamp within CEL's range (years 1 to 9999). */
+function validTimestamp(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/.exec(text);
+  if (match === null) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  return day <= days[month - 1]!;
+}
+
 /** Compile-time checks the engine does not make: RE2 literals of matches (cel-go's ValidateRegexLiterals), `[]` on objects. */
 function astProblems(ast: EngineNode): { offset: number; message: string } | undefined {
   let problem: { offset: number; message: string } | undefined;
@@ -320,6 +331,15 @@ function astProblems(ast: EngineNode): { offset: number; message: string } | und
       const pattern = args[args.length - 1];
       if (pattern !== undefined && pattern.op === 'value' && typeof pattern.args === 'string' && re2Problem(pattern.args) !== undefined) {
         problem = { offset: pattern.pos, message: 'invalid matches argument' };
+      }
+    }
+    if (node.op === 'call' && (nodeArgs(node)[0] === 'duration' || nodeArgs(node)[0] === 'timestamp')) {
+      const [argument] = nodeArgs(node)[1] as readonly EngineNode[];
+      if (argument !== undefined && argument.op === 'value' && typeof argument.args === 'string') {
+        const duration = nodeArgs(node)[0] === 'duration';
+        if (duration ? parseDuration(argument.args) === undefined || /[dw]/.test(argument.args) : !validTimestamp(argument.args)) {
+          problem = { offset: argument.pos, message: duration ? 'invalid duration argument' : 'invalid timestamp' };
+        }
       }
     }
     if (node.op === '[]') {
@@ -540,7 +560,8 @@ export function compileSchemaNode(schema: CelSchema, isResourceRoot: boolean): C
     const objectTypes = new Map<string, DeclType>();
     collectPlanTypes(plan, objectTypes, { next: 0 });
     const crdEnvironment = baseEnvironment().clone();
-    knownFunctions ??= functionNames(crdEnvironment);
+    // Listing the definitions of a clone would make it share the base's overload index; list the base's.
+    knownFunctions ??= functionNames(baseEnvironment());
     for (const [name, type] of objectTypes) {
       const Class = { [name]: class extends CelObject {} }[name]!;
       classes.set(name, Class);
@@ -548,6 +569,8 @@ export function compileSchemaNode(schema: CelSchema, isResourceRoot: boolean): C
       for (const [field, fieldDecl] of type.fields) fields[field] = engineTypeName(fieldDecl.type);
       crdEnvironment.registerType(name, { ctor: Class, fields });
       crdEnvironment.registerOperator(`${name} == ${name}`, (a: unknown, b: unknown) => celEquals(a, b));
+      // cel-go lets objects (messages) be compared with null.
+      crdEnvironment.registerOperator(`${name} == null`, (a: unknown, b: unknown) => a === b);
     }
     root = compileNode(plan, { crdEnvironment, known: knownFunctions }, bySchema);
   }

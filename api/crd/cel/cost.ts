@@ -103,6 +103,13 @@ interface CallOperand {
   readonly size: Estimate | undefined;
 }
 
+/** A negative number literal: cel-go's parser makes `-1` one constant. */
+function isNegativeLiteral(node: EngineNode): boolean {
+  if (node.op !== '-_') return false;
+  const operand = node.args as EngineNode;
+  return operand.op === 'value' && (typeof operand.args === 'number' || typeof operand.args === 'bigint');
+}
+
 const comprehensionMacros = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
 /**
@@ -156,6 +163,7 @@ class Coster {
   }
 
   private literalSize(node: EngineNode): Estimate | undefined {
+    if (isNegativeLiteral(node)) return fixed(1);
     switch (node.op) {
       case 'value': {
         const value = node.args;
@@ -262,6 +270,7 @@ class Coster {
         return cost;
       }
       case '!_': case '-_':
+        if (isNegativeLiteral(node)) return zero;
         return add(this.cost(node.args as EngineNode), fixed(1));
       case 'list': {
         const elements = node.args as readonly EngineNode[];
@@ -646,6 +655,7 @@ export function nodeCost(node: EngineNode, parentComprehension: ComprehensionArg
       default: return node.op === 'accuPush' ? 12 : 1;
     }
   }
+  if (isNegativeLiteral(node)) return 0;
   switch (node.op) {
     case 'value': return 0;
     case 'id': return node.meta.alternate === undefined ? selectAndIdentCost : 0;
