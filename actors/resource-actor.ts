@@ -7,6 +7,7 @@
 import { assert } from '../raft/stdx/index.ts';
 import { foregroundFinalizer, orphanFinalizer } from './commands.ts';
 import type { Preconditions, PropagationPolicy } from './commands.ts';
+import { crdCleanupFinalizer, isCustomResourceDefinition, terminatingStatus } from './crd-deletion.ts';
 import { deepFreeze, jsonEqual } from './json.ts';
 import { advanceDeletion, initialDeletion } from './machines/deletion.ts';
 import type { DeletionContext, DeletionEvent, DeletionStateName, PersistedDeletion } from './machines/deletion.ts';
@@ -217,9 +218,11 @@ export function deleteRecord(record: ResourceRecord, revision: number, cause: Ch
   if (state === 'finalizing') return { type: 'finalizing', record, changed: false };
   if (state === 'terminating') return deleteTerminating(record, revision, cause, gracePeriodSeconds);
   assert(state === 'live', 'only live, terminating and finalizing objects are stored');
-  const extra = policyFinalizer(policy);
-  if (extra !== undefined && !finalizersOf(record.object).includes(extra)) {
-    const finalizers = [...(record.object.metadata.finalizers ?? []), extra];
+  const crd = isCustomResourceDefinition(record.object);
+  const extras = [policyFinalizer(policy), crd ? crdCleanupFinalizer : undefined]
+    .filter((finalizer): finalizer is string => finalizer !== undefined && !finalizersOf(record.object).includes(finalizer));
+  if (extras.length > 0) {
+    const finalizers = [...(record.object.metadata.finalizers ?? []), ...extras];
     const object = deepFreeze({ ...record.object, metadata: { ...record.object.metadata, finalizers } });
     record = advance({ ...record, object }, { type: 'FINALIZERS_CHANGED', finalizers: finalizersOf(object) }, revision, cause);
   }
@@ -233,7 +236,7 @@ export function deleteRecord(record: ResourceRecord, revision: number, cause: Ch
   if (typeof metadata.generation === 'number' && metadata.generation > 0) metadata.generation += 1; // as kube's BeforeDelete
   const object: KubeObject = isNamespace(record.object)
     ? { ...record.object, metadata, status: { ...statusOf(record.object), phase: 'Terminating' } }
-    : { ...record.object, metadata };
+    : crd ? { ...record.object, metadata, status: terminatingStatus(record.object, at) as KubeObject['status'] } : { ...record.object, metadata };
   return { type: 'finalizing', record: deepFreeze({ ...next, object: deepFreeze(object) }), changed: true };
 }
 

@@ -10,6 +10,7 @@ import type { TLSSocket, PeerCertificate } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { resolveRequestInfo } from './request-info.ts';
+import type { KindLookup } from './registry/kind-registry.ts';
 import type { QueryParameters, RequestInfo } from './request-info.ts';
 import { unauthorized } from './status.ts';
 
@@ -48,6 +49,8 @@ declare module 'fastify' {
 export interface AuthnOptions {
   /** Tried in order; defaults to the client-certificate authenticator alone. */
   readonly authenticators?: readonly Authenticator[];
+  /** The kinds request URLs are resolved against (default: the built-in kinds alone). */
+  readonly kinds?: KindLookup;
 }
 
 /** The extended key usage a client certificate must allow when it lists any (RFC 5280 4.2.1.12). */
@@ -141,7 +144,7 @@ async function authnPluginBody(app: FastifyInstance, options: AuthnOptions): Pro
   app.decorateRequest('user', null as unknown as UserInfo);
   app.decorateRequest('requestInfo', null as unknown as RequestInfo);
   app.addHook('onRequest', async (request, reply) => {
-    request.requestInfo = resolveRequestInfo(request.method, request.url.split('?', 1)[0] ?? '/', request.query as QueryParameters);
+    request.requestInfo = resolveRequestInfo(request.method, request.url.split('?', 1)[0] ?? '/', request.query as QueryParameters, options.kinds);
     const rejection = request.requestInfo.rejection;
     if (rejection?.beforeAuthentication === true) return reply.code(rejection.error.code).type('application/json').send(rejection.error.status);
     const user = await authenticate(request, authenticators);

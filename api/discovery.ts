@@ -16,6 +16,7 @@ import { authorizationGroup } from './rbac-reviews.ts';
 import { apiVersionOf, servedKinds } from './registry/kinds.ts';
 import { apiServicePriorities } from './registry/strategy-apiregistration.ts';
 import type { ResourceKind } from './registry/kinds.ts';
+import type { KindSource } from './registry/kind-registry.ts';
 import { authenticationGroup } from './self-subject-review.ts';
 import { notAcceptable, pathNotFound } from './status.ts';
 import type { ApiError } from './status.ts';
@@ -67,8 +68,10 @@ export const reviewResources: readonly ReviewResource[] = [
 ];
 
 export interface DiscoveryOptions {
-  /** The kinds to advertise; defaults to every served kind. */
+  /** The kinds to advertise; defaults to every built-in kind. */
   readonly kinds?: readonly ResourceKind[];
+  /** The kinds to advertise as they change at run time (takes precedence over `kinds`). */
+  readonly source?: KindSource;
   /** The create-only reviews to advertise after the kinds; defaults to reviewResources. */
   readonly reviews?: readonly ReviewResource[];
 }
@@ -140,11 +143,44 @@ function groupVersionsOf(kinds: readonly DiscoveredResource[]): { group: string;
   return orderedByPriority([...groups].map(([group, versions]) => ({ group, versions })));
 }
 
-/** A group/version's APIService priority (kube's table); unknown ones sort last, in their order. */
+/**
+ * The APIService priority a custom resource group gets (kube's CRD registration controller): low,
+ * after every built-in group, and one version priority for all its versions, which then sort as
+ * Kubernetes versions.
+ */
+export const customGroupPriority = { group: 1000, version: 100 } as const;
+
+/** A group/version's APIService priority (kube's table); other groups are custom resource groups. */
 function priorityOf(group: string, version: string): { readonly group: number; readonly version: number } {
   // The aggregator's own group has no APIService of its own; kube lists it first of the named groups.
   if (group === 'apiregistration.k8s.io') return { group: 18000, version: 15 };
-  return apiServicePriorities.get(`${group}/${version}`) ?? { group: 0, version: 0 };
+  return apiServicePriorities.get(`${group}/${version}`) ?? customGroupPriority;
+}
+
+const kubeVersionPattern = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/**
+ * Kubernetes' version order (apimachinery's CompareKubeAwareVersionStrings): GA before beta
+ * before alpha, higher numbers first; names that are not Kubernetes versions come last, by name.
+ * Negative when `left` sorts first.
+ */
+export function compareKubeVersions(left: string, right: string): number {
+  const parse = (version: string) => {
+    const match = kubeVersionPattern.exec(version);
+    if (match === null) return undefined;
+    const stage = match[2] === undefined ? 2 : match[2] === 'beta' ? 1 : 0;
+    return { major: Number(match[1]), stage, minor: Number(match[3] ?? 0) };
+  };
+  const a = parse(left);
+  const b = parse(right);
+  if (a === undefined || b === undefined) {
+    if (a !== undefined) return -1;
+    if (b !== undefined) return 1;
+    return left < right ? -1 : left > right ? 1 : 0;
+  }
+  if (a.stage === 2 && b.stage === 2) return b.major - a.major;
+  if (a.stage !== b.stage) return b.stage - a.stage;
+  return b.major - a.major || b.minor - a.minor;
 }
 
 /**
@@ -154,10 +190,12 @@ function priorityOf(group: string, version: string): { readonly group: number; r
 function orderedByPriority(groups: readonly { group: string; versions: string[] }[]): { group: string; versions: string[] }[] {
   const ranked = groups.map((entry, position) => ({
     group: entry.group, position,
-    versions: [...entry.versions].sort((left, right) => priorityOf(entry.group, right).version - priorityOf(entry.group, left).version),
+    versions: [...entry.versions].sort((left, right) => priorityOf(entry.group, right).version - priorityOf(entry.group, left).version || compareKubeVersions(left, right)),
   }));
   const rank = (entry: { group: string; versions: string[] }): number => (entry.group === '' ? Infinity : Math.max(...entry.versions.map((version) => priorityOf(entry.group, version).group)));
-  return ranked.sort((left, right) => rank(right) - rank(left) || left.position - right.position).map(({ group, versions }) => ({ group, versions }));
+  // Groups of equal priority (the custom resource groups) sort by name, as the aggregator's list.
+  const byName = (left: { group: string; versions: string[] }, right: { group: string; versions: string[] }): number => (rank(left) === customGroupPriority.group ? (left.group < right.group ? -1 : left.group > right.group ? 1 : 0) : 0);
+  return ranked.sort((left, right) => rank(right) - rank(left) || byName(left, right) || left.position - right.position).map(({ group, versions }) => ({ group, versions }));
 }
 
 /** metav1.APIGroup; the first version is the preferred one. */
@@ -269,8 +307,9 @@ interface Documents {
 }
 
 /** `aggregated` false: the legacy list only (kube's /apis/, the aggregator's unwrapped apisHandler). */
-function serveRoot(documents: Documents, root: 'api' | 'apis', aggregated = true) {
+function serveRoot(current: () => Documents, root: 'api' | 'apis', aggregated = true) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const documents = current();
     const negotiated = negotiateDiscovery(request.headers.accept, aggregated);
     if (negotiated === undefined) return sendStatus(reply, notAcceptable(notAcceptableMessage));
     if (negotiated.form === 'aggregated') {
@@ -300,15 +339,15 @@ function getWithSlash<Params>(app: FastifyInstance, path: string, handler: (requ
   app.get<{ Params: Params }>(`${path}/`, handler);
 }
 
-function registerRoutes(app: FastifyInstance, documents: Documents): void {
-  const versionsOf = (group: string) => documents.groups.find((entry) => entry.group === group)?.versions ?? [];
+function registerRoutes(app: FastifyInstance, current: () => Documents): void {
+  const versionsOf = (group: string) => current().groups.find((entry) => entry.group === group)?.versions ?? [];
   getWithSlash(app, '/version', async (_request, reply) => reply.type('application/json').send(versionInfo()));
-  getWithSlash(app, '/api', serveRoot(documents, 'api'));
-  app.get('/apis', serveRoot(documents, 'apis'));
-  app.get('/apis/', serveRoot(documents, 'apis', false));
+  getWithSlash(app, '/api', serveRoot(current, 'api'));
+  app.get('/apis', serveRoot(current, 'apis'));
+  app.get('/apis/', serveRoot(current, 'apis', false));
   getWithSlash<{ version: string }>(app, '/api/:version', async (request, reply) => {
     const served = versionsOf('').includes(request.params.version);
-    return serveLegacy(request, reply, served ? apiResourceList(documents.kinds, '', request.params.version) : undefined);
+    return serveLegacy(request, reply, served ? apiResourceList(current().kinds, '', request.params.version) : undefined);
   });
   getWithSlash<{ group: string }>(app, '/apis/:group', async (request, reply) => {
     const versions = versionsOf(request.params.group);
@@ -320,13 +359,22 @@ function registerRoutes(app: FastifyInstance, documents: Documents): void {
   getWithSlash<{ group: string; version: string }>(app, '/apis/:group/:version', async (request, reply) => {
     const { group, version } = request.params;
     const served = group !== '' && versionsOf(group).includes(version);
-    return serveLegacy(request, reply, served ? apiResourceList(documents.kinds, group, version) : undefined);
+    return serveLegacy(request, reply, served ? apiResourceList(current().kinds, group, version) : undefined);
   });
 }
 
 async function discoveryPluginBody(app: FastifyInstance, options: DiscoveryOptions): Promise<void> {
-  const kinds = [...(options.kinds ?? servedKinds).map(discoveredKind), ...(options.reviews ?? reviewResources).map(discoveredReview)];
-  registerRoutes(app, { kinds, groups: groupVersionsOf(kinds) });
+  const source: KindSource = options.source ?? { all: () => options.kinds ?? servedKinds, generation: () => 0 };
+  const build = (): Documents => {
+    const kinds = [...source.all().map(discoveredKind), ...(options.reviews ?? reviewResources).map(discoveredReview)];
+    return { kinds, groups: groupVersionsOf(kinds) };
+  };
+  // Rebuilt when the served kinds change (a CustomResourceDefinition came, changed or went).
+  let built = { generation: source.generation(), documents: build() };
+  registerRoutes(app, () => {
+    if (built.generation !== source.generation()) built = { generation: source.generation(), documents: build() };
+    return built.documents;
+  });
 }
 
 /** Serves /version and the discovery documents. */

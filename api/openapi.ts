@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { apiVersionOf, servedKinds } from './registry/kinds.ts';
 import type { ResourceKind } from './registry/kinds.ts';
+import type { KindSource } from './registry/kind-registry.ts';
 import { schemaExtensions } from './registry/schemas.ts';
 import type { JsonSchema } from './registry/schemas.ts';
 import { stringify as toYaml } from 'yaml';
@@ -40,7 +41,9 @@ function reference(flavor: OpenApiFlavor, name: string): OpenApiObject {
 }
 
 /** kube's definition name: io.k8s.api.<core|first group label>.<version>.<Kind>. */
-export function definitionName(kind: Pick<ResourceKind, 'group' | 'version' | 'kind'>): string {
+export function definitionName(kind: Pick<ResourceKind, 'group' | 'version' | 'kind' | 'definedBy'>): string {
+  // A custom resource is named by its reversed group, as kube's CRD OpenAPI builder names it.
+  if (kind.definedBy !== undefined) return `${kind.group.split('.').reverse().join('.')}.${kind.version}.${kind.kind}`;
   const packageName = kind.group === '' ? 'core' : kind.group.split('.')[0] ?? kind.group;
   return `io.k8s.api.${packageName}.${kind.version}.${kind.kind}`;
 }
@@ -474,8 +477,16 @@ function sendPrepared(request: FastifyRequest, reply: FastifyReply, document: Pr
 }
 
 async function openapiPluginBody(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
-  const documents = buildDocuments(options.kinds ?? servedKinds);
+  const source: KindSource = options.source ?? { all: () => options.kinds ?? servedKinds, generation: () => 0 };
+  // Rebuilt on first use after the served kinds change (a CustomResourceDefinition came, changed or went).
+  let built: { readonly generation: number; readonly documents: Documents } | undefined;
+  const current = (): Documents => {
+    if (built === undefined || built.generation !== source.generation()) built = { generation: source.generation(), documents: buildDocuments(source.all()) };
+    return built.documents;
+  };
+  current();
   app.get('/openapi/v2', async (request, reply) => {
+    const documents = current();
     if (!prefersProtobuf(request)) return sendPrepared(request, reply, documents.v2);
     // Not the requested type as Content-Type: '@' is no token character, so Go's
     // mime.ParseMediaType (client-go's response handling) would fail on it.
@@ -484,17 +495,19 @@ async function openapiPluginBody(app: FastifyInstance, options: OpenApiOptions):
   });
   app.get('/openapi/v3', async (request, reply) => {
     if (!acceptsJson(request)) return sendStatus(reply, notAcceptable(notAcceptableMessage));
-    return reply.header('cache-control', 'no-cache, private').type('application/json').send(documents.index);
+    return reply.header('cache-control', 'no-cache, private').type('application/json').send(current().index);
   });
   app.get<{ Params: { '*': string } }>('/openapi/v3/*', async (request, reply) => {
-    const document = documents.v3.get(request.params['*']);
+    const document = current().v3.get(request.params['*']);
     return document === undefined ? sendStatus(reply, pathNotFound()) : sendPrepared(request, reply, document);
   });
 }
 
 export interface OpenApiOptions {
-  /** The kinds to describe; defaults to every served kind. */
+  /** The kinds to describe; defaults to every built-in kind. */
   readonly kinds?: readonly ResourceKind[];
+  /** The kinds to describe as they change at run time (takes precedence over `kinds`). */
+  readonly source?: KindSource;
 }
 
 /** Serves /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>. */

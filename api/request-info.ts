@@ -46,7 +46,8 @@ export interface RequestInfo {
 
 export type { QueryParameters } from './request-options.ts';
 
-import { resolveTarget as targetOfRequest } from './endpoints/target.ts';
+import { builtinKinds, resolveTarget as targetOfRequest } from './endpoints/target.ts';
+import type { KindLookup } from './registry/kind-registry.ts';
 import type { Target } from './endpoints/target.ts';
 import { decodeRequestOptions, firstQueryValue, parseBoolParameter } from './request-options.ts';
 import type { QueryParameters, RequestOptions } from './request-options.ts';
@@ -197,7 +198,7 @@ function collectionVerb(verb: string, name: string, query: QueryParameters): { v
  * non-resource requests (discovery documents such as /api, /apis/<g>/<v>, /healthz, /openapi/v2,
  * /version); `path` is then the decoded path.
  */
-export function resolveRequestInfo(method: string, rawPath: string, query: QueryParameters = {}): RequestInfo {
+export function resolveRequestInfo(method: string, rawPath: string, query: QueryParameters = {}, kinds: KindLookup = builtinKinds): RequestInfo {
   const parsed = pathSegments(rawPath);
   if (parsed.decodeError !== undefined) {
     return { ...nonResourceRequest(method, rawPath, query), rejection: { error: badRequest(parsed.decodeError), beforeAuthentication: true } };
@@ -232,5 +233,5 @@ export function resolveRequestInfo(method: string, rawPath: string, query: Query
     isResourceRequest: true, path, verb: resolved.verb, apiPrefix: prefix, apiGroup, apiVersion,
     namespace, resource: target.resource, subresource: target.subresource, name: resolved.name, parts,
   };
-  return { ...info, target: notCanonical === undefined ? targetOfRequest(info) : undefined };
+  return { ...info, target: notCanonical === undefined ? targetOfRequest(info, kinds) : undefined };
 }

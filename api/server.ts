@@ -37,6 +37,8 @@ import { registerCompression } from './compression.ts';
 import { frameworkErrorStatus, registerStatusErrors } from './status-errors.ts';
 import type { StoreClient } from './store-client.ts';
 import { WatchCache } from './watchcache/watch-cache.ts';
+import { KindRegistry } from './registry/kind-registry.ts';
+import { startCustomResources } from './crd/custom-resources.ts';
 
 export interface TlsOptions {
   readonly key: string;
@@ -71,6 +73,8 @@ export interface ServerOptions {
   readonly featureGates?: FeatureGates;
   /** Request body deadline and minimum rate (body-limit.ts; tests shorten them). */
   readonly bodyRead?: BodyReadLimits;
+  /** Serve CustomResourceDefinitions' kinds and run their controllers (default true). */
+  readonly customResources?: boolean;
 }
 
 /**
@@ -96,6 +100,8 @@ export interface ApiServer {
   readonly app: FastifyInstance;
   readonly cache: WatchCache;
   readonly metrics: ApiMetrics;
+  /** The kinds served now: the built-in ones and those of the established CRDs. */
+  readonly kinds: KindRegistry;
 }
 
 export async function buildServer(options: ServerOptions): Promise<ApiServer> {
@@ -132,6 +138,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     { name: 'kstore_store_revision', help: 'Revision (Raft index) the API tier has reached.', read: () => options.store.currentRevision() },
     ...(options.gauges ?? []),
   ]);
+  const kinds = new KindRegistry();
   const context: EndpointContext = {
     store: options.store, cache, now: options.now ?? (() => new Date()), newUid: randomUUID, randomSuffix,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? bookmarkIntervalMsDefault, metrics,
@@ -139,7 +146,11 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     admission: new AdmissionChain({ store: options.store, randomSuffix }, options.admissionPlugins),
     rbacGuard: new RbacEscalationGuard({ store: options.store, authorizers: [...options.authorizers] }),
   };
-  await app.register(authnPlugin, { authenticators: [...options.authenticators] });
+  if (options.customResources !== false) {
+    const customResources = startCustomResources({ store: options.store, kinds, now: context.now });
+    app.addHook('onClose', async () => customResources.stop());
+  }
+  await app.register(authnPlugin, { authenticators: [...options.authenticators], kinds });
   await app.register(impersonationPlugin, { authorizers: [...options.authorizers] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
   // The access reviews (kubectl auth can-i); RBAC's escalation check is in the write path.
@@ -149,8 +160,8 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });
   if (options.clusterView !== undefined) await app.register(clusterViewPlugin, { view: options.clusterView });
   await app.register(consolePlugin, { dist: options.consoleDist ?? consoleDistDefault });
-  await app.register(discoveryPlugin);
-  await app.register(openapiPlugin);
+  await app.register(discoveryPlugin, { source: kinds });
+  await app.register(openapiPlugin, { source: kinds });
   registerResourceRoutes(app, context);
-  return { app, cache, metrics };
+  return { app, cache, metrics, kinds };
 }

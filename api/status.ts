@@ -137,6 +137,11 @@ export function unsupportedMediaType(contentType: string): ApiError {
     + (contentType ? '' : ''));
 }
 
+/** kube's NewUnsupportedMediaTypeError: the media types the handler accepts, listed. */
+export function unsupportedMediaTypeOf(accepted: readonly string[]): ApiError {
+  return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+}
+
 export function internalError(message: string): ApiError {
   return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 }

@@ -124,7 +124,9 @@ function reachableMessages(roots: Iterable<MessageName>): MessageDescription[] {
 
 /** The protobufjs field name: the JSON name, or the protobuf name where JSON has none. */
 function fieldName(field: FieldDescription, message: MessageName): string {
-  const name = field.json ?? field.protoName;
+  // protobufjs reserves names starting with "$" (JSONSchemaProps' $schema and $ref): those go by
+  // their protobuf name; the codec reads and writes JSON by the field's recorded JSON name.
+  const name = field.json !== undefined && field.json.startsWith('$') ? field.protoName ?? field.json : field.json ?? field.protoName;
   if (name === undefined) throw new Error(`${message}: field ${String(field.number)} has neither a JSON nor a protobuf name`);
   return name;
 }

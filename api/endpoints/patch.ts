@@ -11,7 +11,7 @@ import { decodePatch } from '../decode.ts';
 import { applyJsonPatch, JsonPatchError } from '../patch/json-patch.ts';
 import { applyMergePatch, strategicMerge } from '../patch/merge-patch.ts';
 import type { JsonSchema } from '../registry/schemas.ts';
-import { badRequest, invalid, notFound, unsupportedMediaType } from '../status.ts';
+import { badRequest, invalid, notFound, unsupportedMediaType, unsupportedMediaTypeOf } from '../status.ts';
 import type { RequestOptions } from '../request-options.ts';
 import type { EndpointContext } from './context.ts';
 import { fieldValidationLevel, isDryRun, respond, sendWarnings } from './context.ts';
@@ -31,11 +31,13 @@ export const patchMediaTypes = ['application/json-patch+json', 'application/merg
 
 /** The patch applier for a PATCH's Content-Type (415 for any other). */
 /** The patch function of a content type; strategic merge merges lists as `schema` (the patched object's) says. */
-export function patchFunction(contentType: string | undefined, schema: JsonSchema | undefined): (current: JsonValue, patch: JsonValue) => JsonValue {
+export function patchFunction(contentType: string | undefined, schema: JsonSchema | undefined, strategicMergeServed = true): (current: JsonValue, patch: JsonValue) => JsonValue {
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === 'application/json-patch+json') return applyJsonPatch;
   if (mediaType === 'application/merge-patch+json') return applyMergePatch;
-  if (mediaType === 'application/strategic-merge-patch+json') return (current, patch) => strategicMerge(current, patch, schema);
+  if (mediaType === 'application/strategic-merge-patch+json' && strategicMergeServed) return (current, patch) => strategicMerge(current, patch, schema);
+  // A kind without a Go type (a custom resource) has no patch strategies: kube's 415 lists what it takes.
+  if (!strategicMergeServed) throw unsupportedMediaTypeOf(patchMediaTypes.filter((type) => type !== 'application/strategic-merge-patch+json'));
   throw unsupportedMediaType(mediaType);
 }
 
@@ -79,7 +81,7 @@ export async function handlePatch(request: FastifyRequest, reply: FastifyReply, 
   const qualified = { group: target.kind.group, resource: target.kind.resource };
   if (target.subresource !== undefined) throw notFound({ ...qualified, resource: `${target.kind.resource}/${target.subresource}` }, name);
   if (isApplyPatch(request.headers['content-type'])) return handleApply(request, reply, target, context);
-  const apply = patchFunction(request.headers['content-type'], target.kind.schema);
+  const apply = patchFunction(request.headers['content-type'], target.kind.schema, target.kind.strategicMerge !== false);
   rejectForce(options);
   const identity = updateIdentity(request, target, 'PatchOptions', context.now());
   const write = writeRequestOf(request, target, context, isDryRun(options, 'PatchOptions'));

@@ -29,7 +29,7 @@ export async function handleSubresourcePatch(request: FastifyRequest, reply: Fas
   const subresource = checkSubresource(target, 'patch');
   const options = request.requestInfo.options;
   if (isApplyPatch(request.headers['content-type'])) return handleApply(request, reply, target, context, subresource);
-  const apply = patchFunction(request.headers['content-type'], target.kind.schema);
+  const apply = patchFunction(request.headers['content-type'], target.kind.schema, target.kind.strategicMerge !== false);
   rejectForce(options);
   const write = writeRequestOf(request, target, context, isDryRun(options, 'PatchOptions'), subresource);
   const identity = updateIdentity(request, target, 'PatchOptions', context.now(), subresource);

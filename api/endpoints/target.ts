@@ -5,6 +5,10 @@
 import type { CollectionKey, ObjectKey } from '../../actors/index.ts';
 import { findKind, storedResourceOf } from '../registry/kinds.ts';
 import type { ResourceKind } from '../registry/kinds.ts';
+import type { KindLookup } from '../registry/kind-registry.ts';
+
+/** The built-in kinds alone (a server without custom resources, and unit tests of parsing). */
+export const builtinKinds: KindLookup = { find: findKind };
 
 export interface Target {
   readonly kind: ResourceKind;
@@ -37,9 +41,9 @@ export const proxySubresource = 'proxy';
  * cluster-scoped kind under a namespace, a namespaced kind's item without one, or a path
  * deeper than resource/name/subresource (except under a kind's `proxy` subresource).
  */
-export function resolveTarget(request: TargetRequest): Target | undefined {
+export function resolveTarget(request: TargetRequest, kinds: KindLookup = builtinKinds): Target | undefined {
   if (!request.isResourceRequest || request.resource === '' || request.verb === 'proxy') return undefined;
-  const kind = findKind(request.apiGroup, request.apiVersion, request.resource);
+  const kind = kinds.find(request.apiGroup, request.apiVersion, request.resource);
   if (kind === undefined) return undefined;
   const name = request.parts[1];
   const subresource = request.parts[2];

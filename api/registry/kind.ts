@@ -6,6 +6,7 @@ import type { KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { UserInfo } from '../authn.ts';
 import type { JsonSchema } from './schemas.ts';
+import type { FieldChecks } from './validation.ts';
 import { SchemaBuilder, schemaOfKind } from './schema-from-description.ts';
 import type { MessageName } from './kind-description.ts';
 
@@ -136,6 +137,17 @@ export interface ResourceKind {
   readonly scale?: ScaleDescription;
   /** Create and update hooks (defaults, validation, generation, status resets, create on PUT). */
   readonly strategy: Strategy;
+  /**
+   * How a request's object is decoded when the kind has no Go type behind it (a custom resource):
+   * unknown fields are pruned and reported per the fieldValidation level (Strict throws, Warn
+   * returns the warnings), and types are left to validation (422), as kube decodes unstructured
+   * objects. Absent: the JSON schema decode of registry/validation.ts.
+   */
+  readonly decode?: (object: KubeObject, checks: FieldChecks) => string[];
+  /** False for a kind without patch strategies (a custom resource): strategic merge patch is 415. */
+  readonly strategicMerge?: boolean;
+  /** Set for a kind a CustomResourceDefinition describes: which one (its name and uid). */
+  readonly definedBy?: { readonly name: string; readonly uid: string };
 }
 
 /** The group and resource whose keys hold a kind's objects. */

@@ -2,6 +2,7 @@
 // kind is one ResourceKind in api/registry/kinds/<group>.ts (kind.ts says what one holds).
 import type { ResourceKind } from './kind.ts';
 import { admissionregistrationKinds } from './kinds/admissionregistration.ts';
+import { apiextensionsKinds } from './kinds/apiextensions.ts';
 import { apiregistrationKinds } from './kinds/apiregistration.ts';
 import { appsKinds } from './kinds/apps.ts';
 import { autoscalingKinds } from './kinds/autoscaling.ts';
@@ -33,6 +34,7 @@ export const servedKinds: readonly ResourceKind[] = [
   ...coreControllerKinds,
   ...coreStorageKinds,
   ...apiregistrationKinds,
+  ...apiextensionsKinds,
   ...appsKinds,
   ...eventsKinds,
   ...autoscalingKinds,

@@ -47,14 +47,14 @@ ajv.addFormat('int32', { type: 'number', validate: (value: number) => value >= -
 ajv.addFormat('int64', { type: 'number', validate: (value: number) => value >= -(2 ** 63) && value < 2 ** 63 });
 ajv.addFormat('double', { type: 'number', validate: () => true });
 
-const validators = new Map<string, ValidateFunction>();
+/** Compiled per schema object (a kind's schema never changes; a changed CRD is a new kind). */
+const validators = new WeakMap<JsonSchema, ValidateFunction>();
 
 function validatorFor(kind: ResourceKind): ValidateFunction {
-  const cacheKey = `${kind.group}/${kind.version}/${kind.kind}`;
-  let validator = validators.get(cacheKey);
+  let validator = validators.get(kind.schema);
   if (!validator) {
     validator = ajv.compile(kind.schema);
-    validators.set(cacheKey, validator);
+    validators.set(kind.schema, validator);
   }
   return validator;
 }
@@ -100,6 +100,8 @@ function describeTypeError(error: ErrorObject): string {
  * this API's validation, or by a version whose schema differs.
  */
 export function decodeProblem(kind: ResourceKind, object: KubeObject): string | undefined {
+  // An object without a Go type (a custom resource) always decodes; its schema is checked on writes only.
+  if (kind.decode !== undefined) return undefined;
   const validate = validatorFor(kind);
   if (validate(object)) return undefined;
   const typeErrors = (validate.errors ?? []).filter((error) => error.keyword !== 'additionalProperties');
@@ -279,6 +281,7 @@ function dropNulls(value: unknown, schema: JsonSchema | undefined): void {
  * send (Warn level). Throws 400 for a type error or, under Strict, for unknown fields.
  */
 export function validateStructure(kind: ResourceKind, object: KubeObject, checks: FieldChecks): string[] {
+  if (kind.decode !== undefined) return kind.decode(object, checks);
   dropNulls(object, kind.schema);
   const numberProblem = numberValueProblem(kind, object);
   if (numberProblem !== undefined) {
@@ -301,6 +304,17 @@ export function validateStructure(kind: ResourceKind, object: KubeObject, checks
     return [displayPath(segments), segments] as const;
   }));
   const unknown = inDocumentOrder(object, unknownFields);
+  const warnings = unknownFieldProblems(kind, object, unknown, checks);
+  for (const segments of unknownFields.values()) removeField(object, segments);
+  return warnings;
+}
+
+/**
+ * The duplicate and unknown fields of a decoded object, per the fieldValidation level: Strict
+ * throws, Warn returns them as warnings, Ignore returns nothing. `object` is what the patch
+ * produced when checks.source is 'patch' (kube reports it in the error).
+ */
+export function unknownFieldProblems(kind: Pick<ResourceKind, 'kind' | 'version'>, object: KubeObject, unknown: readonly string[], checks: FieldChecks): string[] {
   const problems = [
     ...checks.duplicates.map((path) => `duplicate field "${path}"`),
     ...unknown.map((path) => `unknown field "${path}"`),
@@ -314,7 +328,6 @@ export function validateStructure(kind: ResourceKind, object: KubeObject, checks
     }
     throw badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${strictError}`);
   }
-  for (const segments of unknownFields.values()) removeField(object, segments);
   return checks.level === 'Warn' ? problems : [];
 }
 
