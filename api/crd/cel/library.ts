@@ -405,7 +405,11 @@ export function baseEnvironment(): Environment {
   return base;
 }
 
-/** RE2 `matches`, which replaces the engine's JavaScript-RegExp one in compiled rules. */
+/** RE2 `matches`, which replaces the engine's JavaScript-RegExp one in compiled rules (errors are Go's regexp errors). */
 export function matchesRe2(text: string, pattern: string): boolean {
-  return regexCall(() => re2Matches(text, pattern));
+  try {
+    return re2Matches(text, pattern);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
 }
