@@ -1,8 +1,8 @@
 // Owns: the view of @marcbachmann/cel-js internals that compiled rules rely on: the shape of a
 // parsed and type-checked AST node (operator, operands, checked type, macro expansion, the planned
 // call handle), walking every node including macro expansions, and the cel-go spelling of engine
-// type names. The engine version is pinned in package.json; compile.ts self-tests these
-// assumptions when it builds the first environment.
+// type names. These are internals of the engine (not its typed API): compile.ts fails loudly when
+// the evaluator cannot be reached, and the unit tests under test/unit/crd/cel-* pin the rest.
 
 /** A checked type of the engine (TypeDeclaration). */
 export interface EngineType {
