@@ -46,9 +46,9 @@ describe('kubectl with CustomResourceDefinitions', () => {
       expect.objectContaining({ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts' }),
       expect.objectContaining({ type: 'Established', status: 'True', reason: 'InitialNamesAccepted' }),
     ]));
-    const table = parseTable(await ok(['get', 'crd']));
-    expect(table.headers).toEqual(['NAME', 'CREATED AT']);
-    expect(table.rows.map((row) => row['NAME'])).toContain(cronTabCrdName);
+    const printed = await ok(['get', 'crd']);
+    expect(printed.split('\n')[0]).toMatch(/^NAME\s+CREATED AT$/);
+    expect(printed).toMatch(new RegExp(`^${cronTabCrdName.replaceAll('.', '\\.')}\\s+\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`, 'm'));
   });
 
   it('creates CronTabs with the schema defaults, prints the CRD columns, and reads them through both versions', async () => {
@@ -73,8 +73,8 @@ describe('kubectl with CustomResourceDefinitions', () => {
   });
 
   it('gives kube\'s messages for a rule with messageExpression, a transition rule and a schema violation', async () => {
-    expect(await fails(['create', '-n', namespace, '-f', '-'], JSON.stringify(cronTab('too-many', { cronSpec: '* * * * *', replicas: 20, maxReplicas: 10 }))))
-      .toContain('The CronTab "too-many" is invalid: spec: Invalid value: "object": replicas 20 exceeds max 10');
+    expect(await fails(['create', '-n', namespace, '-f', '-'], JSON.stringify(cronTab('too-many', { cronSpec: '* * * * *', image: 'web:2', replicas: 20, maxReplicas: 10 }))))
+      .toContain('The CronTab "too-many" is invalid: spec: Invalid value: "object": replicas exceed maxReplicas for image web:2');
     expect(await fails(['patch', 'crontab', 'nightly', '-n', namespace, '--type', 'merge', '-p', '{"spec":{"tier":"silver"}}']))
       .toContain('spec.tier: Invalid value: "string": tier is immutable');
     const typed = await fails(['create', '-n', namespace, '-f', '-'], JSON.stringify(cronTab('typed', { cronSpec: 'nope', replicas: 'three' })));
@@ -113,7 +113,7 @@ describe('kubectl with CustomResourceDefinitions', () => {
   it('refuses a CRD whose rule is too expensive with kube\'s message, and stores nothing', async () => {
     const stderr = await fails(['apply', '-f', '-'], JSON.stringify(expensiveCrd()));
     expect(stderr).toContain('The CustomResourceDefinition "expensives.stable.example.com" is invalid');
-    expect(stderr).toMatch(/spec\.validation\.openAPIV3Schema\.properties\[spec\]\.properties\[items\]\.x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of [0-9.]+x/);
+    expect(stderr).toMatch(/spec\.validation\.openAPIV3Schema\.properties\[spec\]\.properties\[items\]\.x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of (more than 100x|[0-9.]+x)/);
     expect(await ok(['get', 'crd', '-o', 'name'])).not.toContain('expensives');
   });
 
@@ -122,6 +122,7 @@ describe('kubectl with CustomResourceDefinitions', () => {
     expect(await ok(['get', 'crd', '-o', 'name'])).not.toContain(cronTabCrdName);
     const after = await fixture!.kubectl.run(['get', 'crontabs', '-n', namespace]);
     expect(after.code).not.toBe(0);
-    expect(after.stderr).toContain('the server doesn\'t have a resource type "crontabs"');
+    // kubectl's discovery cache may still name the resource: then the list itself is the 404.
+    expect(after.stderr).toMatch(/the server doesn't have a resource type "crontabs"|Unable to list "stable.example.com\/v1, Resource=crontabs": the server could not find the requested resource/);
   });
 });

@@ -18,6 +18,7 @@ import { parseTable } from '../support/table.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { cronTab, cronTabCrd, cronTabCrdName } from '../support/crd-fixtures.ts';
 
 interface KubeObject {
   metadata?: { name?: string; uid?: string; resourceVersion?: string; ownerReferences?: unknown[]; finalizers?: string[]; deletionTimestamp?: string };
@@ -225,5 +226,22 @@ describe('kubectl against an HA cluster (kstore cluster up: 3 nats-servers, 3 st
     }, { timeoutMs: 30_000, description: 'the orphaned dependent to lose its owner reference', diagnostics: logsTail });
     expect(orphan.data).toEqual({ a: 'b' });
     expect((await fails(['get', 'configmap', 'owner-orphan', '-n', 'ha-gc'])).stderr).toContain('(NotFound)');
+  });
+  it('a CRD created through replica a1 is served through a2: CEL rules, scale, both versions, and deleting it removes its objects', async () => {
+    await ensureNamespace('ha-crd');
+    expect(await ok([...onA1, 'apply', '-f', '-'], JSON.stringify(cronTabCrd()))).toContain(`customresourcedefinition.apiextensions.k8s.io/${cronTabCrdName} created`);
+    await ok([...onA2, 'wait', '--for', 'condition=Established', `crd/${cronTabCrdName}`, '--timeout', '60s']);
+    // Each replica serves the kind once its copy of the store has the established CRD.
+    await waitFor(async () => (await kubectl.run([...onA2, 'get', 'crontabs', '-n', 'ha-crd'])).code === 0, { timeoutMs: 30_000, description: 'crontabs served by a2', diagnostics: logsTail });
+    expect(await ok([...onA2, 'apply', '-n', 'ha-crd', '-f', '-'], JSON.stringify(cronTab('nightly', { cronSpec: '0 3 * * *', image: 'backup:1', replicas: 2 })))).toContain('crontab.stable.example.com/nightly created');
+    await waitFor(async () => (await kubectl.run([...onA1, 'get', 'crontabs', '-n', 'ha-crd'])).code === 0, { timeoutMs: 30_000, description: 'crontabs served by a1', diagnostics: logsTail });
+    expect(await ok([...onA1, 'get', 'crontabs.v1beta1.stable.example.com', 'nightly', '-n', 'ha-crd', '-o', 'jsonpath={.apiVersion} {.spec.color}'])).toBe('stable.example.com/v1beta1 blue');
+    expect((await fails([...onA1, 'create', '-n', 'ha-crd', '-f', '-'], JSON.stringify(cronTab('too-many', { cronSpec: '* * * * *', image: 'web:2', replicas: 20, maxReplicas: 10 })))).stderr)
+      .toContain('The CronTab "too-many" is invalid: spec: Invalid value: "object": replicas exceed maxReplicas for image web:2');
+    expect(await ok([...onA1, 'scale', 'crontab', 'nightly', '-n', 'ha-crd', '--replicas', '4'])).toContain('crontab.stable.example.com/nightly scaled');
+    expect(await ok([...onA2, 'get', 'crontab', 'nightly', '-n', 'ha-crd', '-o', 'jsonpath={.spec.replicas} {.metadata.generation}'])).toBe('4 2');
+    expect(await ok([...onA2, 'delete', 'crd', cronTabCrdName, '--timeout', '60s'])).toContain('deleted');
+    expect(await ok([...onA1, 'get', 'crd', '-o', 'name'])).not.toContain(cronTabCrdName);
+    expect(await ok([...onA1, 'get', '--raw', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'])).not.toContain('crontabs');
   });
 });

@@ -14,11 +14,12 @@ function cronTabSchema(): Record<string, unknown> {
         type: 'object',
         description: 'What the CronTab runs and how many copies.',
         'x-kubernetes-validations': [
-          { rule: 'self.replicas <= self.maxReplicas', messageExpression: "'replicas ' + string(self.replicas) + ' exceeds max ' + string(self.maxReplicas)" },
+          // kube estimates string(int) as unbounded, so a message built from one is refused on cost; a bounded string is fine.
+          { rule: 'self.replicas <= self.maxReplicas', message: 'replicas exceed maxReplicas', messageExpression: "'replicas exceed maxReplicas for image ' + self.image" },
         ],
         properties: {
           cronSpec: { type: 'string', description: 'The schedule, in cron format.', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
-          image: { type: 'string', description: 'The container image to run.' },
+          image: { type: 'string', maxLength: 128, description: 'The container image to run.' },
           color: { type: 'string', default: 'blue', enum: ['red', 'green', 'blue'] },
           replicas: { type: 'integer', minimum: 0, default: 1 },
           maxReplicas: { type: 'integer', minimum: 0, default: 10 },
