@@ -716,8 +716,11 @@ function statusRootCauses(raw: Fields, path: string): StatusCause[] {
  * e.g. `spec.versions[0].schema.openAPIV3Schema`), in kube's order: the status subresource's
  * root rule, `nullable` at the root, the structural rules (or, when those pass, the defaults'),
  * the OpenAPI keyword rules, and — only when nothing else is wrong — NewStructural's error.
+ * The x-kubernetes-validations rules' CEL compilation and cost are not checked here.
  */
 export function structuralSchemaCauses(schema: unknown, fieldPath: string, options: SchemaCheckOptions = {}): StatusCause[] {
+  // No schema: nothing to check here (kube's "schemas are required" is a rule of the CRD spec).
+  if (schema === undefined || schema === null) return [];
   const raw = isFields(schema) ? schema : {};
   const path = fieldPath;
   const causes: StatusCause[] = [];

@@ -21,6 +21,10 @@ describe('the root', () => {
     expect(causesOf(objectWith({ spec: objectWith({ replicas: { type: 'integer', minimum: 0, default: 1 }, image: { type: 'string' } }) }))).toEqual([]);
   });
 
+  it('no schema: nothing to check (the CRD spec requires one)', () => {
+    expect(causesOf(undefined)).toEqual([]);
+  });
+
   it('an empty schema must have a type at the root', () => {
     expect(causesOf({})).toEqual([`FieldValueRequired ${root}.type: Required value: must not be empty at the root`]);
   });
