@@ -230,15 +230,7 @@ function strategyOf(facts: VersionFacts): Strategy {
   // rules unless that found a blocking error (remembered per object between the two calls).
   const blocked = new WeakSet<KubeObject>();
   const structuralCauses = (object: KubeObject): StatusCause[] => {
-    const content: Record<string, unknown> = { ...object };
-    delete content['metadata'];
-    delete content['apiVersion'];
-    delete content['kind'];
-    const rootSchema: JsonSchemaProps = { ...facts.schema, properties: { ...facts.schema.properties } };
-    delete rootSchema.properties?.['metadata'];
-    delete rootSchema.properties?.['apiVersion'];
-    delete rootSchema.properties?.['kind'];
-    const causes = [...validateValue(rootSchema, content), ...scaleCauses(object)];
+    const causes = [...validateValue(facts.schema, object), ...scaleCauses(object)];
     if (!causes.some((cause) => cause.reason !== undefined && blockingReasons.has(cause.reason))) return causes;
     blocked.add(object);
     return [...causes, rulesSkippedCause];

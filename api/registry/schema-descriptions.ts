@@ -424,6 +424,27 @@ export const typeDescriptions: Descriptions = {
     APIServiceCondition: 'One observed aspect of an APIService, such as Available.',
     ServiceReference: 'The in-cluster service an aggregated API is served by.',
   }),
+  ...inPackage('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1', {
+    CustomResourceDefinition: 'Adds a kind to the API: its group, names, scope and versions, each with a schema. Its name is <plural>.<group>.',
+    CustomResourceDefinitionSpec: 'The group, names and scope of the new kind, its versions (exactly one stored) and how objects convert between them.',
+    CustomResourceDefinitionStatus: 'The names the API accepted, the versions objects were ever stored in, and the conditions (NamesAccepted, Established, Terminating).',
+    CustomResourceDefinitionNames: 'The names of the new kind: plural (used in URLs), singular, kind, listKind, short names and categories.',
+    CustomResourceDefinitionVersion: 'One version of the kind: its name, whether it is served and stored, its schema, subresources, printer columns and selectable fields.',
+    CustomResourceDefinitionCondition: 'One observed aspect of a CustomResourceDefinition, such as Established.',
+    CustomResourceValidation: 'The schema objects of a version are checked against.',
+    CustomResourceSubresources: 'The status and scale subresources objects of a version have.',
+    CustomResourceSubresourceScale: 'Where an object keeps its desired and observed replica counts and its label selector, for the scale subresource.',
+    CustomResourceSubresourceStatus: 'Turns on the status subresource: status is written only through it, and spec changes alone bump the generation.',
+    CustomResourceColumnDefinition: 'A column kubectl get prints for the kind: its name, type and the JSONPath of its value.',
+    CustomResourceConversion: 'How objects convert between versions: None (only apiVersion changes) or Webhook.',
+    WebhookConversion: 'The webhook that converts objects between versions, and the ConversionReview versions it understands.',
+    WebhookClientConfig: 'How to reach a webhook: a URL, or a service in the cluster, and the CA bundle that verifies it.',
+    ServiceReference: 'The in-cluster service a webhook is served by.',
+    SelectableField: 'A field of the kind that field selectors may test, named by its JSONPath.',
+    ValidationRule: 'A CEL rule the value must satisfy, with the message, reason and field path of its error.',
+    JSONSchemaProps: 'An OpenAPI v3 schema (structural: every field typed) that objects of a version are validated, pruned and defaulted by.',
+    ExternalDocumentation: 'A link to more documentation of a schema.',
+  }),
 };
 
 export const fieldDescriptions: Descriptions = {
