@@ -4,7 +4,7 @@
 // versions, listed with the CRD's columns (wide ones only with -o wide), selected by a selectable
 // field, scaled, applied server-side, explained from the schema and listed by `get all`; a rule
 // violation, a schema violation and a too-expensive rule give kube's messages; strategic merge is
-// refused as kube refuses it; deleting the CRD deletes its CronTabs, then the CRD.
+// refused as kube refuses it; `kstore inspect` shows a CronTab's lifecycle; deleting the CRD deletes its CronTabs, then the CRD.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startKubectlServer } from '../support/kubectl-server.ts';
@@ -12,6 +12,7 @@ import type { KubectlServer } from '../support/kubectl-server.ts';
 import { parseTable } from '../support/table.ts';
 import { cronTab, cronTabCrd, cronTabCrdName, expensiveCrd } from '../support/crd-fixtures.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { runKstoreCli } from '../support/kstore-cli.ts';
 
 let fixture: KubectlServer | undefined;
 const namespace = 'crd';
@@ -108,6 +109,13 @@ describe('kubectl with CustomResourceDefinitions', () => {
     expect(explained).toContain('KIND:       CronTab');
     expect(explained).toContain('What the CronTab runs and how many copies.');
     expect(explained).toContain('cronSpec\t<string>');
+  });
+
+  it('kstore inspect shows a CronTab\'s lifecycle, found through discovery by its short name', async () => {
+    const run = await runKstoreCli(['inspect', 'ct', 'nightly', '-n', namespace, '--kubeconfig', fixture!.server.kubeconfigPath]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`CronTab ${namespace}/nightly (stable.example.com/v1, uid `);
+    expect(run.stdout).toMatch(/deletion machine: live/);
   });
 
   it('refuses a CRD whose rule is too expensive with kube\'s message, and stores nothing', async () => {
