@@ -302,8 +302,12 @@ export function customResourceKinds(crd: KubeObject): ResourceKind[] {
   if (names === undefined || group === '' || storageVersion === '' || !isEstablished(crd)) return [];
   const namespaced = spec['scope'] !== 'Cluster';
   const kinds: ResourceKind[] = [];
+  // Webhook conversion is not implemented: rather than convert wrongly (apiVersion rewritten as
+  // with None), such a CRD serves its storage version only.
+  const webhookConversion = fieldsOf(spec['conversion'])['strategy'] === 'Webhook';
   for (const version of versions) {
     if (version['served'] !== true) continue;
+    if (webhookConversion && textOf(version['name']) !== storageVersion) continue;
     const versionName = textOf(version['name']);
     const schema = fieldsOf(fieldsOf(version['schema'])['openAPIV3Schema']) as JsonSchemaProps;
     const subresources = fieldsOf(version['subresources']);

@@ -132,4 +132,15 @@ describe('a CustomResourceDefinition', () => {
     expect((await harness.request('GET', cronTabs)).statusCode).toBe(404);
     expect((await harness.request('GET', '/apis/stable.example.com/v1')).statusCode).toBe(404);
   });
+
+  it('with webhook conversion (not implemented) serves its storage version only, never a wrong conversion', async () => {
+    const crd = cronTabCrd() as Json;
+    crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://127.0.0.1:9443/convert' } } };
+    const created = await harness.request('POST', crds, crd);
+    expect(created.statusCode, created.body).toBe(201);
+    await waitFor(async () => (await harness.request('GET', cronTabs)).statusCode === 200, { timeoutMs: 10_000, description: 'crontabs served' });
+    expect((await harness.request('GET', '/apis/stable.example.com/v1beta1/namespaces/t/crontabs')).statusCode).toBe(404);
+    const group = (await harness.request('GET', '/apis/stable.example.com')).json();
+    expect(group.versions.map((version: Json) => version.version)).toEqual(['v1']);
+  });
 });
