@@ -189,10 +189,14 @@ function generationContent(object: KubeObject, statusSubresource: boolean): Reco
   return content;
 }
 
-/** kube's hasBlockingErr: with a type or unsupported-value error the rules are not run. */
-const blockingReasons = new Set(['FieldValueTypeInvalid', 'FieldValueNotSupported']);
+/**
+ * kube's hasBlockingErr: with a NotSupported, Required, TooLong, TooMany or TypeInvalid error the
+ * rules are not run, and a cause at the nil path (field "<nil>", as Go prints a nil *field.Path) says so.
+ */
+const blockingReasons = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 const rulesSkippedCause: StatusCause = {
   reason: 'FieldValueInvalid',
+  field: '<nil>',
   message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 };
 
