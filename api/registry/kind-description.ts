@@ -1,7 +1,8 @@
 // Owns: the shape of kstore's compact description of the Kubernetes API types, as generated into
 // ./generated/ by `npm run generate:kinds` (tools/generate-kinds/) from the Go API types of
-// k8s.io/api and k8s.io/apimachinery: one ApiPackageDescription per Go package (a group/version,
-// or a shared apimachinery package such as meta/v1), its protobuf messages with their fields and
+// k8s.io/api and k8s.io/apimachinery (and the groups of kube-aggregator and apiextensions-apiserver):
+// one ApiPackageDescription per Go package (a group/version, or a shared apimachinery package such
+// as meta/v1), its protobuf messages with their fields and
 // the JSON, list, map, merge and enum facts of each field, and its top-level kinds.
 // Types only: the schema, protobuf, merge and printer code reads these values.
 
@@ -30,10 +31,17 @@ export type FieldValueType = ProtoScalarType | MessageName;
  * - `fieldsV1`: metav1.FieldsV1, the JSON object its bytes hold (managed fields);
  * - `groupVersion`: metav1.GroupVersion, the string `group/version`;
  * - `array`: a Go named slice that protobuf wraps in a message with one repeated field `items`
- *   (metav1.Verbs, authentication's ExtraValue): a plain JSON array of the items.
+ *   (metav1.Verbs, authentication's ExtraValue): a plain JSON array of the items;
+ * - `json`: apiextensions' JSON, any JSON value (its protobuf `raw` holds the JSON text);
+ * - `schemaOrArray`: JSONSchemaPropsOrArray, a schema object or a list of them (protobuf `schema`
+ *   or `jSONSchemas`); kube's decoder leaves any other JSON value unset;
+ * - `schemaOrBool`: JSONSchemaPropsOrBool, a schema object or a boolean (protobuf `schema`, `allows`);
+ * - `schemaOrStringArray`: JSONSchemaPropsOrStringArray, a schema object or a list of strings
+ *   (protobuf `schema` or `property`); kube's decoder leaves any other JSON value unset.
  */
 export type JsonForm =
-  | 'time' | 'microTime' | 'duration' | 'quantity' | 'intOrString' | 'rawExtension' | 'unknown' | 'fieldsV1' | 'groupVersion' | 'array';
+  | 'time' | 'microTime' | 'duration' | 'quantity' | 'intOrString' | 'rawExtension' | 'unknown' | 'fieldsV1' | 'groupVersion' | 'array'
+  | 'json' | 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStringArray';
 
 /** How server-side apply merges a list: as a whole, as a set of scalars, or as a map keyed by listMapKeys. */
 export type ListType = 'atomic' | 'set' | 'map';

@@ -7,8 +7,9 @@
 // the rule kube's OpenAPI generator applies, and kstore's own short descriptions
 // (./schema-descriptions.ts). One builder names each message once (JsonSchema.definition, kube's
 // OpenAPI definition name) and returns the same node for every use, so a document built from it
-// publishes every type once; a message met again while it is being built (a recursive type)
-// becomes an open object there instead of looping.
+// publishes every type once; a message met again while it is being built (a recursive type:
+// apiextensions' JSONSchemaProps) becomes an open object there instead of looping, so every schema
+// is a finite tree that ajv compiles and the OpenAPI documents publish as it is.
 import { messageDescriptions } from './generated/index.ts';
 import type { FieldDescription, MessageDescription, MessageName, ProtoScalarType } from './kind-description.ts';
 import { fieldDescriptions, typeDescriptions } from './schema-descriptions.ts';
@@ -69,15 +70,42 @@ function isScalar(type: string): type is ProtoScalarType {
 }
 
 /**
+ * The keywords of a message's schema that apply only to a JSON object (its properties, and that
+ * no others are allowed): an "X or schema" value is checked as the schema when it is an object.
+ */
+function objectKeywords(schema: JsonSchema): JsonSchema {
+  return {
+    ...(schema.properties !== undefined ? { properties: schema.properties } : {}),
+    ...(schema.additionalProperties !== undefined ? { additionalProperties: schema.additionalProperties } : {}),
+  };
+}
+
+/**
  * The schema of a message whose JSON is not an object of its fields, in the shapes kstore's
  * schemas have always used: Time and MicroTime a nullable date-time ("" and null decode as the
  * zero time), IntOrString an integer or a string, Quantity a string or a number, Duration and
  * GroupVersion strings, RawExtension, Unknown and FieldsV1 free-form objects, a wrapped list
- * (metav1.Verbs) a plain list of its items.
+ * (metav1.Verbs) a plain list of its items. apiextensions' JSON is any value, and its "schema or
+ * X" values have no type (kube publishes none, and its decoder leaves a value of another type
+ * unset, except JSONSchemaPropsOrBool's, which refuses it): an object is checked as the schema
+ * message (`schema`, the message of their field `schema`), a list's items as the schema
+ * (JSONSchemaPropsOrArray) or as strings (JSONSchemaPropsOrStringArray).
  */
-function jsonFormSchema(message: MessageDescription): JsonSchema {
+function jsonFormSchema(message: MessageDescription, schemaOf: (type: MessageName) => JsonSchema): JsonSchema {
   const definition = definitionNameOf(message.name);
+  const schemaField = (): JsonSchema => {
+    const field = message.fields.find((candidate) => candidate.protoName === 'schema');
+    if (field === undefined || isScalar(field.type)) throw new Error(`${message.name}: no schema field`);
+    return schemaOf(field.type);
+  };
   switch (message.jsonForm) {
+    case 'json': return { definition };
+    case 'schemaOrBool': return { ...objectKeywords(schemaField()), definition };
+    case 'schemaOrArray': {
+      const schema = schemaField();
+      return { ...objectKeywords(schema), items: schema, definition };
+    }
+    case 'schemaOrStringArray': return { ...objectKeywords(schemaField()), items: { type: 'string' }, definition };
     case 'time': case 'microTime': return { type: ['string', 'null'], format: 'date-time-or-empty', definition };
     case 'intOrString': return { type: ['integer', 'string'], definition };
     case 'quantity': return { type: ['number', 'string'], definition };
@@ -110,13 +138,16 @@ export class SchemaBuilder {
   messageSchema(name: MessageName): JsonSchema {
     const known = this.built.get(name);
     if (known !== undefined) return known;
-    // A message met again while its own fields are being built: an open object breaks the cycle.
-    if (this.building.has(name)) return { type: 'object' };
     const message = this.messages.get(name);
     if (message === undefined) throw new Error(`no description of message ${name}`);
+    // A message met again while its own fields are being built: an open object (any value, for a
+    // message with a JSON form of its own: JSONSchemaPropsOrArray) breaks the cycle.
+    if (this.building.has(name)) return message.jsonForm === undefined ? { type: 'object' } : {};
     this.building.add(name);
     try {
-      const schema = message.jsonForm === undefined ? this.structSchema(message) : jsonFormSchema(message);
+      const schema = message.jsonForm === undefined
+        ? this.structSchema(message)
+        : jsonFormSchema(message, (type) => this.messageSchema(type));
       this.built.set(name, schema);
       return schema;
     } finally {

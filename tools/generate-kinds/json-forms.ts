@@ -8,6 +8,7 @@ import type { JsonForm } from '../../api/registry/kind-description.ts';
 
 const meta = 'k8s.io/apimachinery/pkg/apis/meta/v1';
 const runtime = 'k8s.io/apimachinery/pkg/runtime';
+const apiextensions = 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1';
 
 /** `<import path>.<type name>` → JSON form. */
 export const customJsonForms: ReadonlyMap<string, JsonForm> = new Map<string, JsonForm>([
@@ -22,4 +23,9 @@ export const customJsonForms: ReadonlyMap<string, JsonForm> = new Map<string, Js
   ['k8s.io/apimachinery/pkg/api/resource.Quantity', 'quantity'],
   // Embeds Quantity, so it has Quantity's MarshalJSON.
   ['k8s.io/apimachinery/pkg/api/resource.QuantityValue', 'quantity'],
+  // apiextensions.k8s.io/v1's schema types: any JSON value, and the three "X or Y" values of JSONSchemaProps.
+  [`${apiextensions}.JSON`, 'json'],
+  [`${apiextensions}.JSONSchemaPropsOrArray`, 'schemaOrArray'],
+  [`${apiextensions}.JSONSchemaPropsOrBool`, 'schemaOrBool'],
+  [`${apiextensions}.JSONSchemaPropsOrStringArray`, 'schemaOrStringArray'],
 ]);

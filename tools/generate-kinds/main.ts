@@ -4,12 +4,14 @@
 //
 //   npm run generate:kinds -- [--api <k8s.io/api checkout>] [--apimachinery <k8s.io/apimachinery checkout>]
 //                             [--kube-aggregator <k8s.io/kube-aggregator checkout>]
+//                             [--apiextensions-apiserver <k8s.io/apiextensions-apiserver checkout>]
 //                             [--tag v0.33.10] [--api-git <bare repo>] [--apimachinery-git <bare repo>]
-//                             [--kube-aggregator-git <bare repo>] [--out <folder>] [--check] [--verbose]
+//                             [--kube-aggregator-git <bare repo>] [--apiextensions-apiserver-git <bare repo>]
+//                             [--out <folder>] [--check] [--verbose]
 //
-// Without checkouts it extracts --tag from the three bare git repositories (by default the mirrors
+// Without checkouts it extracts --tag from the four bare git repositories (by default the mirrors
 // under /work/.mirror, when they exist) into a temporary directory and removes it afterwards.
-// The three repositories are published together, so one tag names the same Kubernetes release.
+// The four repositories are published together, so one tag names the same Kubernetes release.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,11 +30,12 @@ const defaultGitDirectories: Record<Repository, string> = {
   api: '/work/.mirror/kubernetes+api/repo',
   apimachinery: '/work/.mirror/kubernetes+apimachinery/repo',
   'kube-aggregator': '/work/.mirror/kubernetes+kube-aggregator/repo',
+  'apiextensions-apiserver': '/work/.mirror/kubernetes+apiextensions-apiserver/repo',
 };
 
 /** The Go modules a package's description is read from, for its generated notice. */
 function modulesOf(source: PackageSource): readonly string[] {
-  return source.repository === 'kube-aggregator' ? [repositoryImportPaths['kube-aggregator']] : kubernetesApiModules;
+  return source.repository === 'api' || source.repository === 'apimachinery' ? kubernetesApiModules : [repositoryImportPaths[source.repository]];
 }
 
 interface RunResult {
@@ -82,10 +85,12 @@ function main(): number {
       api: { type: 'string' },
       apimachinery: { type: 'string' },
       'kube-aggregator': { type: 'string' },
+      'apiextensions-apiserver': { type: 'string' },
       tag: { type: 'string', default: defaultTag },
       'api-git': { type: 'string', default: defaultGitDirectories.api },
       'apimachinery-git': { type: 'string', default: defaultGitDirectories.apimachinery },
       'kube-aggregator-git': { type: 'string', default: defaultGitDirectories['kube-aggregator'] },
+      'apiextensions-apiserver-git': { type: 'string', default: defaultGitDirectories['apiextensions-apiserver'] },
       out: { type: 'string', default: path.join(repositoryRoot, 'api/registry/generated') },
       check: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
@@ -96,14 +101,20 @@ function main(): number {
   let dispose = (): void => {};
   const given = repositories.map((repository) => values[repository]);
   if (given.some((folder) => folder !== undefined)) {
-    if (given.some((folder) => folder === undefined)) throw new Error('give all of --api, --apimachinery and --kube-aggregator, or none');
-    checkouts = { api: path.resolve(values.api!), apimachinery: path.resolve(values.apimachinery!), 'kube-aggregator': path.resolve(values['kube-aggregator']!) };
+    if (given.some((folder) => folder === undefined)) throw new Error('give all of --api, --apimachinery, --kube-aggregator and --apiextensions-apiserver, or none');
+    checkouts = {
+      api: path.resolve(values.api!), apimachinery: path.resolve(values.apimachinery!), 'kube-aggregator': path.resolve(values['kube-aggregator']!),
+      'apiextensions-apiserver': path.resolve(values['apiextensions-apiserver']!),
+    };
   } else {
     const gitDirectories: Record<Repository, string> = {
       api: values['api-git'], apimachinery: values['apimachinery-git'], 'kube-aggregator': values['kube-aggregator-git'],
+      'apiextensions-apiserver': values['apiextensions-apiserver-git'],
     };
     for (const directory of Object.values(gitDirectories)) {
-      if (!existsSync(directory)) throw new Error(`${directory} does not exist: pass --api, --apimachinery and --kube-aggregator checkouts, or their --*-git bare repositories`);
+      if (!existsSync(directory)) {
+        throw new Error(`${directory} does not exist: pass --api, --apimachinery, --kube-aggregator and --apiextensions-apiserver checkouts, or their --*-git bare repositories`);
+      }
     }
     ({ checkouts, dispose } = extractCheckouts(gitDirectories, tag));
   }

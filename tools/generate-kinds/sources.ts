@@ -1,5 +1,6 @@
 // Owns: which Go packages the generator reads (the group/versions kube-apiserver 1.33 serves by
-// default, the apimachinery packages they use, and kube-aggregator's apiregistration.k8s.io/v1) and
+// default, the apimachinery packages they use, kube-aggregator's apiregistration.k8s.io/v1 and
+// apiextensions-apiserver's apiextensions.k8s.io/v1) and
 // where their files come from: a checkout directory per repository, or a tag of bare git
 // repositories extracted into a temporary directory.
 import { execFileSync } from 'node:child_process';
@@ -8,9 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { GoSourceFile } from './go-source.ts';
 
-export type Repository = 'api' | 'apimachinery' | 'kube-aggregator';
+export type Repository = 'api' | 'apimachinery' | 'kube-aggregator' | 'apiextensions-apiserver';
 
-export const repositories: readonly Repository[] = ['api', 'apimachinery', 'kube-aggregator'];
+export const repositories: readonly Repository[] = ['api', 'apimachinery', 'kube-aggregator', 'apiextensions-apiserver'];
 
 export interface PackageSource {
   readonly repository: Repository;
@@ -28,12 +29,15 @@ export interface PackageSource {
   readonly protobufOptIn?: true;
 }
 
-export const repositoryImportPaths: Record<Repository, string> = { api: 'k8s.io/api', apimachinery: 'k8s.io/apimachinery', 'kube-aggregator': 'k8s.io/kube-aggregator' };
+export const repositoryImportPaths: Record<Repository, string> = {
+  api: 'k8s.io/api', apimachinery: 'k8s.io/apimachinery', 'kube-aggregator': 'k8s.io/kube-aggregator', 'apiextensions-apiserver': 'k8s.io/apiextensions-apiserver',
+};
 
 /**
  * The group/versions kube-apiserver 1.33 serves with its default --runtime-config. Every one is
  * GA: 1.33 turns on no beta group/version by default (apiextensions.k8s.io and apiregistration.k8s.io
- * are not in k8s.io/api; apiregistration.k8s.io/v1 is read from k8s.io/kube-aggregator below).
+ * are not in k8s.io/api; apiregistration.k8s.io/v1 is read from k8s.io/kube-aggregator and
+ * apiextensions.k8s.io/v1 from k8s.io/apiextensions-apiserver below).
  */
 const servedGroupVersions: readonly string[] = [
   'core/v1', 'apps/v1', 'batch/v1', 'autoscaling/v1', 'autoscaling/v2', 'policy/v1', 'networking/v1', 'discovery/v1',
@@ -54,6 +58,10 @@ export const packageSources: readonly PackageSource[] = [
   {
     repository: 'kube-aggregator', folder: 'pkg/apis/apiregistration/v1',
     importPath: 'k8s.io/kube-aggregator/pkg/apis/apiregistration/v1', module: 'apiregistration-v1',
+  },
+  {
+    repository: 'apiextensions-apiserver', folder: 'pkg/apis/apiextensions/v1',
+    importPath: 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1', module: 'apiextensions-v1',
   },
 ];
 
