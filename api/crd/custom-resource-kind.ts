@@ -8,7 +8,9 @@
 // the served versions and the storage version (conversion None: apiVersion rewritten, and the
 // served version's defaults applied on every read).
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
-import { invalid, methodNotAllowed } from '../status.ts';
+import { internalError, invalid, methodNotAllowed } from '../status.ts';
+import { ConversionCache, conversionWebhookOf, convertThroughWebhook } from './conversion-webhook.ts';
+import type { ConversionWebhook } from './conversion-webhook.ts';
 import type { StatusCause } from '../status.ts';
 import { nameColumn, standardVerbs } from '../registry/kind.ts';
 import type { ResourceKind, ScaleDescription, StoredAs, Strategy, Subresource, TableColumn } from '../registry/kind.ts';
@@ -211,6 +213,10 @@ interface VersionFacts {
   readonly scale: ScaleDescription | undefined;
   /** The CRD is being deleted: its objects are read, listed and deleted, never created. */
   readonly terminating: boolean;
+  /** The conversion webhook, when the CRD converts through one. */
+  readonly webhook: ConversionWebhook | undefined;
+  /** Every version objects were ever stored in is the storage version (status.storedVersions). */
+  readonly allStoredInStorageVersion: boolean;
 }
 
 function strategyOf(facts: VersionFacts): Strategy {
@@ -263,22 +269,61 @@ function strategyOf(facts: VersionFacts): Strategy {
   };
 }
 
-/** The served version's view of the storage: apiVersion rewritten both ways (conversion None), defaults applied on read. */
+function defaulted(object: KubeObject, schema: JsonSchemaProps): KubeObject {
+  try {
+    applyDefaults(schema, object);
+  } catch {
+    // A stored object the schema cannot default is served as stored.
+  }
+  return object;
+}
+
+/** Objects one ConversionReview carries at most. */
+const conversionBatchMax = 500;
+
+/**
+ * The served version's view of the storage, its defaults applied on every read. Conversion None:
+ * apiVersion rewritten both ways. Webhook: objects in another version go through the webhook,
+ * converted ahead into a cache (StoredAs.prepare) that the synchronous reads use.
+ */
 function storedAsOf(facts: VersionFacts): StoredAs {
   const servedApiVersion = `${facts.group}/${facts.version}`;
   const storedApiVersion = `${facts.group}/${facts.storageVersion}`;
+  const base = { group: facts.group, version: facts.storageVersion, resource: facts.names.plural, kind: facts.names.kind };
+  const webhook = facts.webhook;
+  if (webhook === undefined || facts.version === facts.storageVersion && facts.allStoredInStorageVersion) {
+    return {
+      ...base,
+      toStored: (object) => ({ ...object, apiVersion: storedApiVersion }),
+      fromStored: (object) => {
+        const served = structuredClone(object);
+        served.apiVersion = servedApiVersion;
+        return defaulted(served, facts.schema);
+      },
+    };
+  }
+  const cache = new ConversionCache();
+  const label = (apiVersion: string): string => `${apiVersion}, Kind=${facts.names.kind}`;
   return {
-    group: facts.group, version: facts.storageVersion, resource: facts.names.plural, kind: facts.names.kind,
-    toStored: (object) => ({ ...object, apiVersion: storedApiVersion }),
+    ...base,
+    toStored: (object) => {
+      if (object.apiVersion === storedApiVersion) return object;
+      throw internalError(`conversion webhook for ${label(object.apiVersion)} failed: the object was not converted before it was stored`);
+    },
+    toStoredAsync: async (object) => (await convertThroughWebhook(webhook, [object], storedApiVersion, label(object.apiVersion)))[0]!,
     fromStored: (object) => {
-      const served = structuredClone(object);
-      served.apiVersion = servedApiVersion;
-      try {
-        applyDefaults(facts.schema, served);
-      } catch {
-        // A stored object the schema cannot default is served as stored.
+      if (object.apiVersion === servedApiVersion) return defaulted(structuredClone(object), facts.schema);
+      const converted = cache.get(object, servedApiVersion);
+      if (converted === undefined) throw internalError(`conversion webhook for ${label(object.apiVersion)} failed: the object was not converted before it was read`);
+      return defaulted(structuredClone(converted), facts.schema);
+    },
+    prepare: async (objects) => {
+      const missing = objects.filter((object) => object.apiVersion !== servedApiVersion && cache.get(object, servedApiVersion) === undefined);
+      for (let start = 0; start < missing.length; start += conversionBatchMax) {
+        const batch = missing.slice(start, start + conversionBatchMax);
+        const converted = await convertThroughWebhook(webhook, batch, servedApiVersion, label(batch[0]!.apiVersion));
+        batch.forEach((object, index) => cache.set(object, servedApiVersion, converted[index]!));
       }
-      return served;
     },
   };
 }
@@ -306,18 +351,21 @@ export function customResourceKinds(crd: KubeObject): ResourceKind[] {
   if (names === undefined || group === '' || storageVersion === '' || !isEstablished(crd)) return [];
   const namespaced = spec['scope'] !== 'Cluster';
   const kinds: ResourceKind[] = [];
-  // Webhook conversion is not implemented: rather than convert wrongly (apiVersion rewritten as
-  // with None), such a CRD serves its storage version only.
+  // A conversion webhook kstore cannot reach (a service reference: kstore runs no service proxy)
+  // leaves the CRD serving its storage version only, rather than converting wrongly.
   const webhookConversion = fieldsOf(spec['conversion'])['strategy'] === 'Webhook';
+  const webhook = conversionWebhookOf(crd);
+  const storedVersions = textsOf(fieldsOf(crd['status'])['storedVersions']);
+  const allStoredInStorageVersion = storedVersions.every((version) => version === storageVersion);
   for (const version of versions) {
     if (version['served'] !== true) continue;
-    if (webhookConversion && textOf(version['name']) !== storageVersion) continue;
+    if (webhookConversion && webhook === undefined && textOf(version['name']) !== storageVersion) continue;
     const versionName = textOf(version['name']);
     const schema = fieldsOf(fieldsOf(version['schema'])['openAPIV3Schema']) as JsonSchemaProps;
     const subresources = fieldsOf(version['subresources']);
     const statusSubresource = isFields(subresources['status']);
     const scale = isFields(subresources['scale']) ? scaleOf(subresources['scale']) : undefined;
-    const facts: VersionFacts = { group, names, namespaced, version: versionName, storageVersion, schema, statusSubresource, scale, terminating: crd.metadata.deletionTimestamp !== undefined };
+    const facts: VersionFacts = { group, names, namespaced, version: versionName, storageVersion, schema, statusSubresource, scale, terminating: crd.metadata.deletionTimestamp !== undefined, webhook, allStoredInStorageVersion };
     const served: Subresource[] = [
       ...(statusSubresource ? [{ name: 'status', verbs: ['get', 'patch', 'update'] } as const] : []),
       ...(scale !== undefined ? [{ name: 'scale', verbs: ['get', 'patch', 'update'], responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } } as const] : []),

@@ -17,7 +17,7 @@ import { handlePatch } from './patch.ts';
 import { handleUpdate } from './update.ts';
 import { handleWatch } from './watch.ts';
 import { handleLifecycle, lifecycleSubresource } from './lifecycle.ts';
-import { servedContext } from './served-view.ts';
+import { prepareStoredObjects, servedContext } from './served-view.ts';
 import { handleBinding, handleEviction, handleLog, handleStream } from './pod-subresources.ts';
 import { handleSubresourcePatch } from './subresource-patch.ts';
 import { handleScale } from './scale.ts';
@@ -50,6 +50,9 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
   if (writeVerbs.has(info.verb)) negotiate(request.headers.accept, false);
   // A kind served over another kind's storage (events.k8s.io events) reads and writes converted.
   const context = servedContext(target, shared);
+  // A conversion with I/O (a CRD's conversion webhook) converts the stored objects ahead, so the
+  // handlers' synchronous reads find them (reads after a read point are covered by the view too).
+  await prepareStoredObjects(shared.store, target.kind.storage);
   // componentstatuses are computed per request, never stored.
   if (isComponentStatuses(target)) return handleComponentStatuses(request, reply, target, context);
   // Every kind has the lifecycle subresource (the lifecycle inspector).

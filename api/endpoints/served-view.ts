@@ -29,8 +29,21 @@ export function servedEvent(event: ChangeEvent, storage: StoredAs): ChangeEvent 
   };
 }
 
-function storedCommand(command: Command, storage: StoredAs): Command {
-  return command.type === 'create' || command.type === 'update' ? { ...command, object: storage.toStored(command.object) } : command;
+async function storedCommand(command: Command, storage: StoredAs): Promise<Command> {
+  if (command.type !== 'create' && command.type !== 'update') return command;
+  return { ...command, object: storage.toStoredAsync === undefined ? storage.toStored(command.object) : await storage.toStoredAsync(command.object) };
+}
+
+/** Converts ahead what a conversion with I/O needs (StoredAs.prepare); nothing for the others. */
+async function prepared(storage: StoredAs, objects: readonly (KubeObject | undefined)[]): Promise<void> {
+  if (storage.prepare === undefined) return;
+  await storage.prepare(objects.filter((object): object is KubeObject => object !== undefined));
+}
+
+/** Every stored object of the storage's resource, converted ahead (before a request's synchronous reads). */
+export async function prepareStoredObjects(store: StoreClient, storage: StoredAs | undefined): Promise<void> {
+  if (storage?.prepare === undefined) return;
+  await storage.prepare(store.list({ group: storage.group, resource: storage.resource, namespace: '' }).items);
 }
 
 function servedResult(result: CommandResult, storage: StoredAs): CommandResult {
@@ -42,8 +55,16 @@ function servedResult(result: CommandResult, storage: StoredAs): CommandResult {
 function servedStore(store: StoreClient, storage: StoredAs): StoreClient {
   const served = (object: KubeObject | undefined): KubeObject | undefined => (object === undefined ? undefined : storage.fromStored(object));
   return new StoreClient({
-    propose: async (command) => servedResult(await store.propose(storedCommand(command, storage)), storage),
-    readIndex: () => store.readIndex(),
+    propose: async (command) => {
+      const result = await store.propose(await storedCommand(command, storage));
+      if (result.type === 'stored' || result.type === 'finalizing' || result.type === 'removed') await prepared(storage, [result.object]);
+      return servedResult(result, storage);
+    },
+    readIndex: async () => {
+      const revision = await store.readIndex();
+      await prepareStoredObjects(store, storage);
+      return revision;
+    },
     get: (key) => served(store.get(key)),
     lifecycleOf: (key) => store.lifecycleOf(key),
     list: (collection) => {
@@ -67,7 +88,13 @@ function servedCache(cache: WatchCacheReader, storage: StoredAs): WatchCacheRead
     },
     watch: (revision, filter) => cache.watch(revision, {
       matches: (event) => filter.matches(event),
-      convert: (event) => servedEvent(filter.convert === undefined ? event : filter.convert(event), storage),
+      convert: storage.prepare === undefined
+        ? (event) => servedEvent(filter.convert === undefined ? event : filter.convert(event) as ChangeEvent, storage)
+        : async (event) => {
+          const own = filter.convert === undefined ? event : await filter.convert(event);
+          await prepared(storage, [own.object, own.previous]);
+          return servedEvent(own, storage);
+        },
     }),
   };
 }

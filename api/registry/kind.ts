@@ -94,8 +94,19 @@ export interface StoredAs {
   readonly kind: string;
   /** The served form → the stored form. Returns a new object. */
   toStored(object: KubeObject): KubeObject;
-  /** The stored form → the served form. Returns a new object; never throws. */
+  /**
+   * The stored form → the served form. Returns a new object; never throws, except for a
+   * conversion that needs I/O (below) of an object that was not prepared (a 500).
+   */
   fromStored(object: KubeObject): KubeObject;
+  /**
+   * Set when converting needs I/O (a CRD's conversion webhook): converts these stored objects
+   * ahead, so that fromStored answers them at once. The served view calls it before a request's
+   * reads, on every watch event and on every write's result.
+   */
+  prepare?(objects: readonly KubeObject[]): Promise<void>;
+  /** The served form → the stored form when that needs I/O; used instead of toStored when set. */
+  toStoredAsync?(object: KubeObject): Promise<KubeObject>;
 }
 
 /**

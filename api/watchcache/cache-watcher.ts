@@ -18,7 +18,7 @@ export interface WatchFilter {
    * storage (events.k8s.io/v1 over core/v1 events) converts each event it takes. Applied when
    * the HTTP side pulls the event, so the cache's synchronous fan-out stays cheap.
    */
-  convert?(event: ChangeEvent): ChangeEvent;
+  convert?(event: ChangeEvent): ChangeEvent | Promise<ChangeEvent>;
 }
 
 export class WatcherOverflowError extends Error {
@@ -117,7 +117,7 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
     while (true) {
       const next = this.#queue.shift();
       if (next) {
-        yield next.type === 'BOOKMARK' || this.#filter.convert === undefined ? next : this.#filter.convert(next);
+        yield next.type === 'BOOKMARK' || this.#filter.convert === undefined ? next : await this.#filter.convert(next);
         continue;
       }
       if (this.#closed) return;

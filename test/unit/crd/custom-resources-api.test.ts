@@ -4,7 +4,7 @@
 // label and field selectors (metadata.name and a selectable field), list chunking and dry run;
 // protobuf alone is 406 (custom resources have no protobuf), strategic merge is 415; the status
 // subresource resets status on create; deleting the CRD deletes its objects and then the CRD,
-// and its kinds are no longer served.
+// and its kinds are no longer served; a conversion webhook behind a service serves the storage version only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness } from '../api/harness.ts';
 import type { Harness } from '../api/harness.ts';
@@ -133,9 +133,9 @@ describe('a CustomResourceDefinition', () => {
     expect((await harness.request('GET', '/apis/stable.example.com/v1')).statusCode).toBe(404);
   });
 
-  it('with webhook conversion (not implemented) serves its storage version only, never a wrong conversion', async () => {
+  it('with a conversion webhook behind a service (kstore runs no service proxy) serves its storage version only, never a wrong conversion', async () => {
     const crd = cronTabCrd() as Json;
-    crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://127.0.0.1:9443/convert' } } };
+    crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { namespace: 't', name: 'converter', path: '/convert' } } } };
     const created = await harness.request('POST', crds, crd);
     expect(created.statusCode, created.body).toBe(201);
     await waitFor(async () => (await harness.request('GET', cronTabs)).statusCode === 200, { timeoutMs: 10_000, description: 'crontabs served' });
