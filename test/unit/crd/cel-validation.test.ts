@@ -215,14 +215,13 @@ describe('the runtime cost limits', () => {
   });
   const spec = { items: Array.from({ length: 200 }, (_, index) => `item-${index}`), later: 'x' };
 
+  // A runaway expression that were not stopped would run for minutes: the test's timeout catches that.
   it('stop a runaway expression at the per-expression limit, and run no further rules', () => {
-    const started = performance.now();
     expect(validate(loops, spec)).toEqual([{
       reason: 'FieldValueInvalid',
       message: "Invalid value: \"array\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, self.all(z, x + y + z != '')))",
       field: 'spec.items',
     }]);
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('stop validation when the object budget is used up', () => {
@@ -239,16 +238,14 @@ describe('the runtime cost limits', () => {
 });
 
 describe('compiled rules', () => {
-  it('are cached per schema object and evaluate in microseconds', () => {
+  // Their speed is measured by the CRD benchmark (npm run bench:crd), not asserted here.
+  it('are cached per schema object and give the same answer every time', () => {
     const schema = crdSchema(replicasSpec([
       { rule: 'self.replicas <= self.maxReplicas' }, { rule: "self.name.matches('^[a-z]+$')" }, { rule: 'self.replicas >= 0' },
     ]));
     expect(compileRules(schema)).toBe(compileRules(schema));
     const compiled = compileRules(schema);
     const object = resource({ replicas: 1, maxReplicas: 3, name: 'abc' });
-    for (let round = 0; round < 100; round += 1) validateWithRules(compiled, object, undefined);
-    const started = performance.now();
-    for (let round = 0; round < 1000; round += 1) expect(validateWithRules(compiled, object, undefined)).toHaveLength(0);
-    expect((performance.now() - started) / 1000).toBeLessThan(1);
+    for (let round = 0; round < 100; round += 1) expect(validateWithRules(compiled, object, undefined)).toHaveLength(0);
   });
 });
