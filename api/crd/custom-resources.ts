@@ -8,6 +8,9 @@
 // resourceVersion precondition and every delete a uid precondition, so a replica that loses a
 // race sees the winner's result and has nothing left to do.
 import type { ChangeEvent, CollectionKey, Command, KubeObject, ObjectKey } from '../../actors/index.ts';
+import { randomUUID } from 'node:crypto';
+import { customGroupPriority } from '../discovery.ts';
+import { autoRegisterManagedLabel } from '../registry/strategy-apiregistration.ts';
 import type { KindRegistry } from '../registry/kind-registry.ts';
 import type { StoreClient } from '../store-client.ts';
 import { customResourceKinds } from './custom-resource-kind.ts';
@@ -18,6 +21,9 @@ export const crdResource = 'customresourcedefinitions';
 const crdCollection: CollectionKey = { group: crdGroup, resource: crdResource, namespace: '' };
 /** Who the controllers' writes are recorded as (the lifecycle inspector shows it). */
 const controllerIdentity = 'system:apiextensions-controllers';
+const apiServiceGroup = 'apiregistration.k8s.io';
+/** The automanaged label value of the APIServices kube's CRD registration controller keeps. */
+const crdManaged = 'true';
 
 type Fields = Record<string, unknown>;
 
@@ -136,6 +142,39 @@ export function startCustomResources(options: CustomResourcesOptions): CustomRes
     if (!sameJson(next, status)) await updateStatus(crd, next);
   };
 
+  /**
+   * kube's CRD registration controller: an APIService `<version>.<group>` (local, group priority
+   * 1000, version priority 100, automanaged=true) for each version an established CRD serves, and
+   * none once no CRD serves it. A custom group never shadows a built-in group's APIServices.
+   */
+  const registerApiServices = async (): Promise<void> => {
+    const wanted = new Map<string, { group: string; version: string }>();
+    for (const kind of kinds.custom()) wanted.set(`${kind.version}.${kind.group}`, { group: kind.group, version: kind.version });
+    const at = formatTime(options.now());
+    for (const [name, { group, version }] of wanted) {
+      const key: ObjectKey = { group: apiServiceGroup, resource: 'apiservices', namespace: '', name };
+      const spec = { group, version, groupPriorityMinimum: customGroupPriority.group, versionPriority: customGroupPriority.version };
+      const current = store.get(key);
+      if (current !== undefined) {
+        if (current.metadata.labels?.[autoRegisterManagedLabel] !== crdManaged || current.metadata.deletionTimestamp !== undefined || sameJson(current['spec'], spec)) continue;
+        await propose({ type: 'update', key, object: { ...structuredClone(current), spec }, preconditions: { resourceVersion: current.metadata.resourceVersion ?? '' }, at, by: controllerIdentity });
+        continue;
+      }
+      const object = {
+        apiVersion: `${apiServiceGroup}/v1`, kind: 'APIService',
+        metadata: { name, uid: randomUUID(), creationTimestamp: at, labels: { [autoRegisterManagedLabel]: crdManaged } },
+        spec, status: { conditions: [{ type: 'Available', status: 'True', lastTransitionTime: at, reason: 'Local', message: 'Local APIServices are always available' }] },
+      } as unknown as KubeObject;
+      const result = await store.propose({ type: 'create', key, object, at, by: controllerIdentity });
+      if (result.type !== 'stored' && result.type !== 'alreadyExists') log('an APIService of a CRD group could not be created', { name, type: result.type });
+    }
+    for (const current of store.list({ group: apiServiceGroup, resource: 'apiservices', namespace: '' }).items) {
+      const name = current.metadata.name ?? '';
+      if (wanted.has(name) || current.metadata.labels?.[autoRegisterManagedLabel] !== crdManaged || current.metadata.deletionTimestamp !== undefined) continue;
+      await propose({ type: 'delete', key: { group: apiServiceGroup, resource: 'apiservices', namespace: '', name }, preconditions: { uid: current.metadata.uid ?? '' }, at, by: controllerIdentity });
+    }
+  };
+
   const work = async (): Promise<void> => {
     refreshKinds();
     if (!reconcile || stopped) return;
@@ -147,6 +186,11 @@ export function startCustomResources(options: CustomResourcesOptions): CustomRes
       } catch (error) {
         log('a CustomResourceDefinition reconcile failed', { name: crd.metadata.name, error: error instanceof Error ? error.message : String(error) });
       }
+    }
+    try {
+      await registerApiServices();
+    } catch (error) {
+      log('registering the APIServices of CRD groups failed', { error: error instanceof Error ? error.message : String(error) });
     }
   };
 

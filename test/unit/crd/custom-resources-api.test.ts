@@ -63,6 +63,12 @@ describe('a CustomResourceDefinition', () => {
     const openapi = await harness.request('GET', '/openapi/v3/apis/stable.example.com/v1');
     expect(openapi.statusCode).toBe(200);
     expect(Object.keys(openapi.json().components.schemas)).toContain('com.example.stable.v1.CronTab');
+    // kube's CRD registration controller: one local APIService per served version.
+    const apiServices = '/apis/apiregistration.k8s.io/v1/apiservices';
+    await waitFor(async () => (await harness.request('GET', `${apiServices}/v1beta1.stable.example.com`)).statusCode === 200, { timeoutMs: 10_000, description: 'the APIServices of the CRD group' });
+    const apiService = (await harness.request('GET', `${apiServices}/v1.stable.example.com`)).json();
+    expect(apiService.spec).toEqual({ group: 'stable.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 });
+    expect(apiService.metadata.labels).toEqual({ 'kube-aggregator.kubernetes.io/automanaged': 'true' });
     const v2 = (await harness.request('GET', '/openapi/v2')).json();
     expect(v2.definitions['com.example.stable.v1.CronTab'].properties.spec.properties.cronSpec.type).toBe('string');
   });
@@ -131,6 +137,7 @@ describe('a CustomResourceDefinition', () => {
     expect(harness.backend.state.list({ group: 'stable.example.com', resource: 'crontabs', namespace: '' }).items).toEqual([]);
     expect((await harness.request('GET', cronTabs)).statusCode).toBe(404);
     expect((await harness.request('GET', '/apis/stable.example.com/v1')).statusCode).toBe(404);
+    await waitFor(async () => (await harness.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.stable.example.com')).statusCode === 404, { timeoutMs: 10_000, description: 'the APIService gone' });
   });
 
   it('with a conversion webhook behind a service (kstore runs no service proxy) serves its storage version only, never a wrong conversion', async () => {
