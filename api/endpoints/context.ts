@@ -142,11 +142,15 @@ export function respond(request: FastifyRequest, reply: FastifyReply, code: numb
   return reply.code(code).type(contentType).send(payload);
 }
 
-/** Items of a list are served without apiVersion/kind, as kube-apiserver does. */
+/**
+ * Items of a list of a built-in kind are served without apiVersion/kind, as kube-apiserver does
+ * (typed items drop their TypeMeta); a custom resource's items keep theirs, as kube's
+ * unstructured lists do.
+ */
 export function listOf(kind: ResourceKind, items: readonly KubeObject[], metadata: Record<string, unknown>): Record<string, unknown> {
   return {
     kind: `${kind.kind}List`, apiVersion: apiVersionOf(kind), metadata,
-    items: items.map((item) => {
+    items: kind.definedBy !== undefined ? [...items] : items.map((item) => {
       const { apiVersion: _apiVersion, kind: _kind, ...rest } = item;
       return rest;
     }),
