@@ -147,8 +147,51 @@ function valueToJson(field: Field, value: unknown): unknown {
     case 'intOrString': return intOrStringToJson(value as JsonObject);
     case 'quantity': return quantityToJson(value as JsonObject);
     case 'array': return arrayToJson(value as JsonObject);
+    case 'json': return rawExtensionToJson(value as JsonObject);
+    case 'schemaOrArray': case 'schemaOrBool': case 'schemaOrStringArray': return schemaUnionToJson(type, form, value as JsonObject);
     default: throw new ProtobufDecodeError(`${field.name}: no JSON mapping for ${qualifiedName(type)} (${form})`);
   }
+}
+
+/** The JSONSchemaProps message a JSONSchemaProps "or" type holds in its `schema` field. */
+function schemaTypeOf(union: Type): Type {
+  const schemaField = union.fields['schema'];
+  const schemaType = schemaField === undefined ? undefined : messageTypeOf(schemaField);
+  if (schemaType === undefined) throw new ProtobufDecodeError(`${qualifiedName(union)} has no schema field`);
+  return schemaType;
+}
+
+/**
+ * apiextensions' JSONSchemaProps "or" types as their Go MarshalJSON writes them: OrArray is the
+ * list of schemas when it has any, else the schema; OrBool is the schema when set, else the
+ * boolean; OrStringArray is the list of strings when it has any, else the schema, else null.
+ */
+function schemaUnionToJson(union: Type, form: 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStringArray', value: JsonObject): unknown {
+  const schemaType = schemaTypeOf(union);
+  const schema = value['schema'] === undefined || value['schema'] === null ? undefined : messageToJson(schemaType, value['schema'] as JsonObject);
+  if (form === 'schemaOrArray') {
+    const schemas = Array.isArray(value['jSONSchemas']) ? value['jSONSchemas'] : [];
+    return schemas.length > 0 ? schemas.map((item) => messageToJson(schemaType, item as JsonObject)) : schema ?? null;
+  }
+  if (form === 'schemaOrBool') return schema ?? value['allows'] === true;
+  const properties = Array.isArray(value['property']) ? value['property'] : [];
+  return properties.length > 0 ? properties : schema ?? null;
+}
+
+/** JSON → the plain form of a JSONSchemaProps "or" type, as its Go UnmarshalJSON reads it (other values: unset). */
+function schemaUnionFromJson(union: Type, form: 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStringArray', value: unknown): JsonObject {
+  const schemaType = schemaTypeOf(union);
+  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (form === 'schemaOrBool') {
+    if (typeof value === 'boolean') return { allows: value };
+    return isObject ? { allows: true, schema: messageFromJson(schemaType, value as JsonObject) } : {};
+  }
+  if (Array.isArray(value)) {
+    return form === 'schemaOrArray'
+      ? { jSONSchemas: value.map((item) => messageFromJson(schemaType, (item ?? {}) as JsonObject)) }
+      : { property: value.filter((item): item is string => typeof item === 'string') };
+  }
+  return isObject ? { schema: messageFromJson(schemaType, value as JsonObject) } : {};
 }
 
 /** A Go named slice wrapped in a message (authentication's and authorization's ExtraValue): its items. */
@@ -315,6 +358,8 @@ function valueFromJson(field: Field, value: unknown): unknown {
     case 'array':
       if (!Array.isArray(value)) throw new ProtobufEncodeError(`${field.name}: expected a list`);
       return { items: value };
+    case 'json': return { raw: Buffer.from(JSON.stringify(value), 'utf8') };
+    case 'schemaOrArray': case 'schemaOrBool': case 'schemaOrStringArray': return schemaUnionFromJson(type, form, value);
     default: throw new ProtobufEncodeError(`${field.name}: no JSON mapping for ${qualifiedName(type)} (${form})`);
   }
 }

@@ -103,7 +103,7 @@ describe('discovery - aggregated documents', () => {
       // kube-apiserver's order: its APIService group priorities, highest first.
       'apiregistration.k8s.io', 'apps', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'batch',
       'certificates.k8s.io', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io', 'admissionregistration.k8s.io',
-      'scheduling.k8s.io', 'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io',
+      'apiextensions.k8s.io', 'scheduling.k8s.io', 'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io',
     ]);
     expect(body.items[0].versions[0].resources[0]).toMatchObject({ resource: 'apiservices', scope: 'Cluster' });
   });

@@ -40,6 +40,8 @@ const golden = JSON.parse(readFileSync(new URL('./fixtures/protobuf-codec-golden
  * certificates.k8s.io kinds).
  */
 const servedSinceGolden = [
+  // apiextensions.k8s.io: CustomResourceDefinitions (custom resources themselves have no protobuf).
+  'apiextensions.k8s.io/v1/CustomResourceDefinition', 'apiextensions.k8s.io/v1/CustomResourceDefinitionList', 'apiextensions.k8s.io/v1/DeleteOptions', 'apiextensions.k8s.io/v1/Status',
   'apps/v1/DeleteOptions', 'apps/v1/Deployment', 'apps/v1/DeploymentList', 'apps/v1/Status',
   'autoscaling/v1/DeleteOptions', 'autoscaling/v1/Scale', 'autoscaling/v1/Status',
   'apps/v1/ControllerRevision', 'apps/v1/ControllerRevisionList', 'apps/v1/DaemonSet', 'apps/v1/DaemonSetList',
