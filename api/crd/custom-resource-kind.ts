@@ -97,6 +97,7 @@ function toKindSchema(node: JsonSchemaProps): JsonSchema {
   if (Array.isArray(node['x-kubernetes-list-map-keys'])) schema['x-kubernetes-list-map-keys'] = textsOf(node['x-kubernetes-list-map-keys']);
   const mapType = node['x-kubernetes-map-type'];
   if (mapType === 'atomic' || mapType === 'granular') schema['x-kubernetes-map-type'] = mapType;
+  if (node['x-kubernetes-preserve-unknown-fields'] === true) schema['x-kubernetes-preserve-unknown-fields'] = true;
   return schema;
 }
 
@@ -251,10 +252,12 @@ function strategyOf(facts: VersionFacts): Strategy {
     allowCreateOnUpdate: false,
     prepareForCreate(object) {
       if (facts.terminating) throw methodNotAllowed('create not allowed while custom resource definition is terminating');
+      applyDefaults(facts.schema, object);
       if (facts.statusSubresource) delete object['status'];
       object.metadata.generation = 1;
     },
     prepareForUpdate(object, old) {
+      applyDefaults(facts.schema, object);
       if (facts.statusSubresource) {
         if (old['status'] === undefined) delete object['status'];
         else object['status'] = structuredClone(old['status']);
@@ -262,6 +265,9 @@ function strategyOf(facts: VersionFacts): Strategy {
       const generation = typeof old.metadata.generation === 'number' ? old.metadata.generation : 1;
       const changed = !sameJson(generationContent(object, facts.statusSubresource) as JsonValue, generationContent(old, facts.statusSubresource) as JsonValue);
       object.metadata.generation = changed ? generation + 1 : generation;
+    },
+    prepareForSubresourceUpdate(_subresource, object) {
+      applyDefaults(facts.schema, object);
     },
     validate: structuralCauses,
     validateCreate: (object) => ruleCauses(object, undefined),
@@ -332,9 +338,9 @@ function decoderOf(facts: VersionFacts): (object: KubeObject, checks: FieldCheck
   return (object, checks) => {
     const decoded = decodeCustomResource(facts.schema, object, { isResourceRoot: true });
     if (decoded.decodeError !== undefined) throw invalid(facts.group, facts.names.kind, object.metadata.name ?? '', [decoded.decodeError]);
-    const warnings = unknownFieldProblems({ kind: facts.names.kind, version: facts.version }, object, decoded.unknownFields, checks);
-    applyDefaults(facts.schema, object);
-    return warnings;
+    // Defaults are the strategy's (prepareFor*): a server-side apply configuration is decoded
+    // here too, and must stay as sent (its manager owns only what it sent).
+    return unknownFieldProblems({ kind: facts.names.kind, version: facts.version }, object, decoded.unknownFields, checks);
   };
 }
 
@@ -382,6 +388,7 @@ export function customResourceKinds(crd: KubeObject): ResourceKind[] {
       schema: rootSchema(schema, definition),
       storage: storedAsOf(facts),
       ...(scale === undefined ? {} : { scale }),
+      ...(version['deprecated'] === true ? { deprecationWarning: typeof version['deprecationWarning'] === 'string' ? version['deprecationWarning'] : `${group}/${versionName} ${names.kind} is deprecated` } : {}),
       strategy: strategyOf(facts),
       decode: decoderOf(facts),
       strategicMerge: false,

@@ -128,7 +128,9 @@ export function isDryRun(options: Pick<RequestOptions, 'dryRun'>, optionsKind: s
 
 export function sendWarnings(reply: FastifyReply, warnings: readonly string[]): void {
   if (warnings.length === 0) return;
-  reply.header('Warning', warnings.map((warning) => `299 - ${JSON.stringify(warning)}`));
+  const earlier = reply.getHeader('warning');
+  const kept = earlier === undefined ? [] : Array.isArray(earlier) ? earlier.map(String) : [String(earlier)];
+  reply.header('Warning', [...kept, ...warnings.map((warning) => `299 - ${JSON.stringify(warning)}`)]);
 }
 
 /**

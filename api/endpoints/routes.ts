@@ -9,6 +9,7 @@ import { negotiate } from '../negotiation.ts';
 import type { Verb } from '../registry/kind.ts';
 import { methodNotAllowed, pathNotFound } from '../status.ts';
 import type { EndpointContext } from './context.ts';
+import { sendWarnings } from './context.ts';
 import { handleCreate } from './create.ts';
 import { handleDelete } from './delete.ts';
 import { handleGet } from './get.ts';
@@ -50,6 +51,8 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
   if (writeVerbs.has(info.verb)) negotiate(request.headers.accept, false);
   // A kind served over another kind's storage (events.k8s.io events) reads and writes converted.
   const context = servedContext(target, shared);
+  // A deprecated version of a custom resource warns on every request (kube's CRD handler).
+  if (target.kind.deprecationWarning !== undefined) sendWarnings(reply, [target.kind.deprecationWarning]);
   // A conversion with I/O (a CRD's conversion webhook) converts the stored objects ahead, so the
   // handlers' synchronous reads find them (reads after a read point are covered by the view too).
   await prepareStoredObjects(shared.store, target.kind.storage);

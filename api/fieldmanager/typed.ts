@@ -34,10 +34,17 @@ export type TypeNode =
   | { readonly type: 'list'; readonly relation: 'map' | 'set'; readonly keys: readonly string[]; readonly items: JsonSchema | undefined }
   | { readonly type: 'leaf' };
 
+/** structured-merge-diff's deduced type: what a preserve-unknown-fields node does not declare (maps by key, lists atomic). */
+const deducedSchema: JsonSchema = { 'x-kubernetes-preserve-unknown-fields': true };
+
 /** What the schema says a value at a field called `field` is. */
 export function typeOf(schema: JsonSchema | undefined, field?: string): TypeNode {
   if (!schema) return { type: 'leaf' };
   const type = schema.type;
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true && type !== 'array' && schema['x-kubernetes-map-type'] !== 'atomic') {
+    if (schema.properties !== undefined) return { type: 'struct', fields: schema.properties, extra: typeof schema.additionalProperties === 'object' ? schema.additionalProperties : deducedSchema };
+    if (typeof schema.additionalProperties !== 'object') return { type: 'map', values: deducedSchema };
+  }
   if (type === 'object' || (type === undefined && (schema.properties !== undefined || typeof schema.additionalProperties === 'object'))) {
     if (schema['x-kubernetes-map-type'] === 'atomic') return { type: 'leaf' };
     if (schema.properties) {
@@ -155,7 +162,9 @@ function walkCompare(lhs: JsonValue | undefined, rhs: JsonValue | undefined, nod
   };
   const bothEmpty = (lhs === undefined || lhs === null || emptyValue(lhs)) && (rhs === undefined || rhs === null || emptyValue(rhs));
   const scalar = (value: JsonValue | undefined): boolean => value !== undefined && (value === null || typeof value !== 'object');
-  if (node.type === 'leaf' || bothEmpty || scalar(lhs) && scalar(rhs) || (scalar(lhs) && rhs === undefined) || (lhs === undefined && scalar(rhs))) {
+  // A list where the schema expects an object (under a deduced type) is compared whole.
+  const misplacedList = node.type !== 'list' && (Array.isArray(lhs) || Array.isArray(rhs));
+  if (node.type === 'leaf' || bothEmpty || misplacedList || scalar(lhs) && scalar(rhs) || (scalar(lhs) && rhs === undefined) || (lhs === undefined && scalar(rhs))) {
     leaf();
     return;
   }

@@ -157,6 +157,8 @@ export interface ResourceKind {
   readonly decode?: (object: KubeObject, checks: FieldChecks) => string[];
   /** False for a kind without patch strategies (a custom resource): strategic merge patch is 415. */
   readonly strategicMerge?: boolean;
+  /** Sent as a Warning on every request to the kind (a deprecated version of a custom resource). */
+  readonly deprecationWarning?: string;
   /** Set for a kind a CustomResourceDefinition describes: which one (its name and uid). */
   readonly definedBy?: { readonly name: string; readonly uid: string };
 }

@@ -41,6 +41,12 @@ export interface JsonSchema {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: readonly string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  /**
+   * A custom resource's schema node that keeps fields it does not declare: server-side apply
+   * treats what it does not declare as structured-merge-diff's deduced type (maps merged key by
+   * key, lists atomic).
+   */
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
   /** Strategic merge patch metadata (kubectl apply builds its patches from these). */
   'x-kubernetes-patch-merge-key'?: string;
   'x-kubernetes-patch-strategy'?: string;
@@ -48,7 +54,7 @@ export interface JsonSchema {
 
 /** The extensions toOpenApiSchema copies into the OpenAPI documents. */
 export const schemaExtensions = [
-  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type',
+  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-preserve-unknown-fields',
   'x-kubernetes-patch-merge-key', 'x-kubernetes-patch-strategy',
 ] as const satisfies readonly (keyof JsonSchema)[];
 
