@@ -74,16 +74,30 @@ export function startCustomResources(options: CustomResourcesOptions): CustomRes
   let running: Promise<void> = Promise.resolve();
   let again = false;
 
+  // The kinds of each CRD as of its resourceVersion: a change event of one CRD rebuilds (and
+  // recompiles the rules of) that CRD only.
+  let built = new Map<string, { readonly resourceVersion: string; readonly kinds: ReturnType<typeof customResourceKinds> }>();
   const refreshKinds = (): void => {
     const crds = store.list(crdCollection).items;
-    kinds.setCustom(crds.flatMap((crd) => {
+    const next = new Map<string, { readonly resourceVersion: string; readonly kinds: ReturnType<typeof customResourceKinds> }>();
+    for (const crd of crds) {
+      const uid = crd.metadata.uid ?? crd.metadata.name ?? '';
+      const resourceVersion = crd.metadata.resourceVersion ?? '';
+      const earlier = built.get(uid);
+      if (earlier !== undefined && earlier.resourceVersion === resourceVersion) {
+        next.set(uid, earlier);
+        continue;
+      }
       try {
-        return customResourceKinds(crd);
+        next.set(uid, { resourceVersion, kinds: customResourceKinds(crd) });
       } catch (error) {
         log('a CustomResourceDefinition could not be served', { name: crd.metadata.name, error: error instanceof Error ? error.message : String(error) });
-        return [];
+        next.set(uid, { resourceVersion, kinds: [] });
       }
-    }));
+    }
+    const changed = next.size !== built.size || [...next].some(([uid, entry]) => built.get(uid) !== entry);
+    built = next;
+    if (changed) kinds.setCustom([...next.values()].flatMap((entry) => entry.kinds));
   };
 
   const propose = async (command: Command): Promise<void> => {
