@@ -1,11 +1,44 @@
 // Owns: rendering JSON values the way Go's fmt prints the unstructured values
 // (map[string]interface{}, []interface{}, int64, float64, string, bool, nil) that kube-apiserver
 // puts in error messages (strategic merge patch's "unknown patch type: x in map: map[...]",
-// "expected a []interface {}, but received a string"). Values are as sigs.k8s.io/json decodes
+// "expected a []interface {}, but received a string"), and Go's strconv.Quote of a string. Values are as sigs.k8s.io/json decodes
 // them with PreserveInts: a whole number within int64 is an int64, any other number a float64.
 import type { JsonValue } from '../actors/index.ts';
 
 const int64Bound = 2 ** 63;
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+const nonPrintable = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
+const namedEscapes: Readonly<Record<string, string>> = {
+  '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v',
+};
+
+function hex(value: number, width: number): string {
+  return value.toString(16).padStart(width, '0');
+}
+
+/** Go's unicode.IsPrint of one code point. */
+export function isGoPrintable(char: string): boolean {
+  return printable.test(char);
+}
+
+/** Go's strconv.Quote (fmt's %q of a string): double quotes, Go escapes for control and non-printable characters. */
+export function goQuote(text: string): string {
+  if (!nonPrintable.test(text) && !text.includes('"') && !text.includes('\\')) return `"${text}"`;
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (char === '"' || char === '\\') out += `\\${char}`;
+    else if (isGoPrintable(char)) out += char;
+    else if (namedEscapes[char] !== undefined) out += namedEscapes[char];
+    else if (code < 0x20 || code === 0x7f) out += `\\x${hex(code, 2)}`;
+    else if (code >= 0xd800 && code <= 0xdfff) out += '\\ufffd';
+    else if (code < 0x10000) out += `\\u${hex(code, 4)}`;
+    else out += `\\U${hex(code, 8)}`;
+  }
+  return `${out}"`;
+}
 
 function isInt64(value: number): boolean {
   return Number.isInteger(value) && value >= -int64Bound && value < int64Bound;

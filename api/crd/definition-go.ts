@@ -7,34 +7,11 @@ import type { StatusCause } from '../status.ts';
 
 type Fields = Record<string, JsonValue>;
 
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
-const namedEscapes: Readonly<Record<string, string>> = {
-  '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v',
-};
+export { goQuote, isGoPrintable } from '../go-format.ts';
+import { goQuote } from '../go-format.ts';
 
 function hex(value: number, width: number): string {
   return value.toString(16).padStart(width, '0');
-}
-
-/** Go's unicode.IsPrint of one code point: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-export function isGoPrintable(char: string): boolean {
-  return char === ' ' || printable.test(char);
-}
-
-/** Go's strconv.Quote (fmt's %q of a string). */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const char of text) {
-    const code = char.codePointAt(0)!;
-    if (char === '"' || char === '\\') out += `\\${char}`;
-    else if (isGoPrintable(char)) out += char;
-    else if (namedEscapes[char] !== undefined) out += namedEscapes[char];
-    else if (code < 0x20 || code === 0x7f) out += `\\x${hex(code, 2)}`;
-    else if (code >= 0xd800 && code <= 0xdfff) out += '\\ufffd';
-    else if (code < 0x10000) out += `\\u${hex(code, 4)}`;
-    else out += `\\U${hex(code, 8)}`;
-  }
-  return `${out}"`;
 }
 
 /** The length of a string in UTF-8 bytes (Go's len). */

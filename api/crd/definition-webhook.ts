@@ -1,84 +1,23 @@
 // Owns: k8s.io/apiserver's webhook client rules as a CustomResourceDefinition's conversion
-// webhook meets them (ValidateWebhookURL with https required, ValidateWebhookService, the
-// caBundle check client-go's TLS config makes) in kube's words. The caBundle check decodes the
+// webhook meets them (the URL and service rules are registry/webhook-client-config.ts's; here
+// the CRD's port default and the caBundle check client-go's TLS config makes) in kube's words. The caBundle check decodes the
 // PEM blocks and requires a CERTIFICATE block holding a DER SEQUENCE; it does not parse the
 // certificate itself. Pure.
 import type { JsonValue } from '../../actors/index.ts';
-import { invalidValue, nameProblems } from '../registry/validation.ts';
-import { required } from '../registry/strategy-quota.ts';
 import type { StatusCause } from '../status.ts';
-import { goBytes, invalidRendered, invalidText } from './definition-go.ts';
+import { goBytes, invalidRendered } from './definition-go.ts';
+import { webhookServiceCauses as sharedWebhookServiceCauses, webhookUrlCauses as sharedWebhookUrlCauses } from '../registry/webhook-client-config.ts';
 import { fieldsOf, textOf } from './definition-internal.ts';
 import type { Fields } from './definition-internal.ts';
 
-/** Go's url.Parse, as far as the webhook URL rules look at it. */
-function parseUrl(url: string): { scheme: string; host: string; user: string | undefined; fragment: string; query: string } {
-  let rest = url;
-  let fragment = '';
-  const hash = rest.indexOf('#');
-  if (hash >= 0) {
-    fragment = rest.slice(hash + 1);
-    rest = rest.slice(0, hash);
-  }
-  let query = '';
-  const question = rest.indexOf('?');
-  if (question >= 0) {
-    query = rest.slice(question + 1);
-    rest = rest.slice(0, question);
-  }
-  const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(rest);
-  const scheme = schemeMatch ? schemeMatch[1]!.toLowerCase() : '';
-  if (schemeMatch) rest = rest.slice(schemeMatch[0].length);
-  let host = '';
-  let user: string | undefined;
-  if (rest.startsWith('//')) {
-    const authorityEnd = rest.slice(2).search(/\//);
-    let authority = authorityEnd < 0 ? rest.slice(2) : rest.slice(2, 2 + authorityEnd);
-    const at = authority.lastIndexOf('@');
-    if (at >= 0) {
-      user = authority.slice(0, at);
-      authority = authority.slice(at + 1);
-    }
-    host = authority;
-  }
-  return { scheme, host, user, fragment, query };
-}
-
-/** ValidateWebhookURL(fldPath, url, forceHttps=true). */
+/** ValidateWebhookURL (https required). */
 export function webhookUrlCauses(field: string, url: string): StatusCause[] {
-  const form = '; desired format: https://host[/path]';
-  const parsed = parseUrl(url);
-  const causes: StatusCause[] = [];
-  if (parsed.scheme !== 'https') causes.push(invalidText(field, parsed.scheme, `'https' is the only allowed URL scheme${form}`));
-  if (parsed.host === '') causes.push(invalidText(field, parsed.host, `host must be specified${form}`));
-  if (parsed.user !== undefined) causes.push(invalidText(field, parsed.user, 'user information is not permitted in the URL'));
-  if (parsed.fragment !== '') causes.push(invalidText(field, parsed.fragment, 'fragments are not permitted in the URL'));
-  if (parsed.query !== '') causes.push(invalidText(field, parsed.query, 'query parameters are not permitted in the URL'));
-  return causes;
+  return sharedWebhookUrlCauses(field, url);
 }
 
 /** ValidateWebhookService of the internal ServiceReference (its port is v1's, defaulted to 443). */
 export function webhookServiceCauses(field: string, service: Fields): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (textOf(service['name']) === '') causes.push(required(`${field}.name`, 'service name is required'));
-  if (textOf(service['namespace']) === '') causes.push(required(`${field}.namespace`, 'service namespace is required'));
-  const port = typeof service['port'] === 'number' ? service['port'] : 443;
-  if (!(Number.isInteger(port) && port >= 1 && port <= 65535)) causes.push(invalidValue(`${field}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
-  if (typeof service['path'] !== 'string') return causes;
-  const path = service['path'];
-  if (path === '/' || path === '') return causes;
-  if (path === '//') return [...causes, invalidText(`${field}.path`, path, 'segment[0] may not be empty')];
-  if (!path.startsWith('/')) causes.push(invalidText(`${field}.path`, path, "must start with a '/'"));
-  let check = path.slice(1);
-  if (check.endsWith('/')) check = check.slice(0, -1);
-  check.split('/').forEach((step, index) => {
-    if (step === '') {
-      causes.push(invalidText(`${field}.path`, path, `segment[${index}] may not be empty`));
-      return;
-    }
-    for (const problem of nameProblems(step, 'dns1123Subdomain')) causes.push(invalidText(`${field}.path`, path, `segment[${index}]: ${problem}`));
-  });
-  return causes;
+  return sharedWebhookServiceCauses(field, service, typeof service['port'] === 'number' ? service['port'] : 443);
 }
 
 const base64Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -16,6 +16,7 @@ import type { Strategy } from './kind.ts';
 import { invalidValue, isQualifiedName, labelValueProblems, nameProblems } from './validation.ts';
 import { fields, isFields, list, sameJson, specOf, text } from './json-fields.ts';
 import type { Fields } from './json-fields.ts';
+import { webhookServiceCauses, webhookUrlCauses } from './webhook-client-config.ts';
 
 function unset(value: JsonValue | undefined): boolean {
   return value === undefined || value === null;
@@ -220,80 +221,6 @@ function ruleWithOperationsCauses(rule: Fields, field: string): StatusCause[] {
   return causes;
 }
 
-/** Go's url.Parse, as far as the webhook URL rules look at it. */
-function parseUrl(url: string): { scheme: string; host: string; user: string | undefined; fragment: string; query: string } {
-  let rest = url;
-  let fragment = '';
-  const hash = rest.indexOf('#');
-  if (hash >= 0) {
-    fragment = rest.slice(hash + 1);
-    rest = rest.slice(0, hash);
-  }
-  let query = '';
-  const question = rest.indexOf('?');
-  if (question >= 0) {
-    query = rest.slice(question + 1);
-    rest = rest.slice(0, question);
-  }
-  const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(rest);
-  const scheme = schemeMatch ? schemeMatch[1]!.toLowerCase() : '';
-  if (schemeMatch) rest = rest.slice(schemeMatch[0].length);
-  let host = '';
-  let user: string | undefined;
-  if (rest.startsWith('//')) {
-    const authorityEnd = rest.slice(2).search(/\//);
-    let authority = authorityEnd < 0 ? rest.slice(2) : rest.slice(2, 2 + authorityEnd);
-    const at = authority.lastIndexOf('@');
-    if (at >= 0) {
-      user = authority.slice(0, at);
-      authority = authority.slice(at + 1);
-    }
-    host = authority;
-  }
-  return { scheme, host, user, fragment, query };
-}
-
-/** k8s.io/apiserver's ValidateWebhookURL (https required). */
-function webhookUrlCauses(field: string, url: string): StatusCause[] {
-  const form = '; desired format: https://host[/path]';
-  const parsed = parseUrl(url);
-  const causes: StatusCause[] = [];
-  if (parsed.scheme !== 'https') causes.push(invalidValue(field, parsed.scheme, `'https' is the only allowed URL scheme${form}`));
-  if (parsed.host === '') causes.push(invalidValue(field, parsed.host, `host must be specified${form}`));
-  if (parsed.user !== undefined) causes.push(invalidValue(field, parsed.user, 'user information is not permitted in the URL'));
-  if (parsed.fragment !== '') causes.push(invalidValue(field, parsed.fragment, 'fragments are not permitted in the URL'));
-  if (parsed.query !== '') causes.push(invalidValue(field, parsed.query, 'query parameters are not permitted in the URL'));
-  return causes;
-}
-
-function portCauses(field: string, port: JsonValue | undefined): StatusCause[] {
-  const value = typeof port === 'number' ? port : 0;
-  return value >= 1 && value <= 65535 ? [] : [invalidValue(field, value, 'port is not valid: must be between 1 and 65535, inclusive')];
-}
-
-/** k8s.io/apiserver's ValidateWebhookService. */
-function webhookServiceCauses(field: string, service: Fields): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (text(service['name']) === '') causes.push(required(`${field}.name`, 'service name is required'));
-  if (text(service['namespace']) === '') causes.push(required(`${field}.namespace`, 'service namespace is required'));
-  causes.push(...portCauses(`${field}.port`, service['port']));
-  if (typeof service['path'] !== 'string') return causes;
-  const path = service['path'];
-  if (path === '/' || path === '') return causes;
-  if (path === '//') return [...causes, invalidValue(`${field}.path`, path, 'segment[0] may not be empty')];
-  if (!path.startsWith('/')) causes.push(invalidValue(`${field}.path`, path, "must start with a '/'"));
-  let check = path.slice(1);
-  if (check.endsWith('/')) check = check.slice(0, -1);
-  check.split('/').forEach((step, index) => {
-    if (step === '') {
-      causes.push(invalidValue(`${field}.path`, path, `segment[${index}] may not be empty`));
-      return;
-    }
-    for (const problem of dns1123SubdomainProblems(step)) causes.push(invalidValue(`${field}.path`, path, `segment[${index}]: ${problem}`));
-  });
-  return causes;
-}
-
 /** validateMatchConditions: names and presence of the expressions (CEL is not compiled here). */
 function matchConditionsCauses(conditions: readonly JsonValue[], field: string): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -341,7 +268,7 @@ function webhookCauses(hook: Fields, field: string, mutating: boolean): StatusCa
   const service = clientConfig['service'];
   if (unset(url) === unset(service)) causes.push(required(`${field}.clientConfig`, 'exactly one of url or service is required'));
   else if (!unset(url)) causes.push(...webhookUrlCauses(`${field}.clientConfig.url`, text(url)));
-  else causes.push(...webhookServiceCauses(`${field}.clientConfig.service`, fields(service)));
+  else causes.push(...webhookServiceCauses(`${field}.clientConfig.service`, fields(service), typeof fields(service)['port'] === 'number' ? fields(service)['port'] as number : 0));
   causes.push(...matchConditionsCauses(list(hook['matchConditions']), `${field}.matchConditions`));
   causes.push(...reviewVersionsCauses(list(hook['admissionReviewVersions']), `${field}.admissionReviewVersions`));
   return causes;

@@ -11,6 +11,7 @@ import { IPAddress, IPPrefix, NetError, parseCIDR, parseIP, parseRequestURL, Req
 import { parseQuantity, Quantity, QuantityError } from './quantity.ts';
 import { re2Find, re2FindAll, re2Matches } from './regex.ts';
 import { celEquals } from './values.ts';
+import { goQuote } from '../../go-format.ts';
 
 const sync = { async: false } as const;
 
@@ -221,28 +222,7 @@ function registerFormat(env: Environment): void {
   env.registerOperator(`${F} == ${F}`, (a: NamedFormat, b: NamedFormat) => a.name === b.name);
 }
 
-/** Go's strconv.Quote. */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    switch (char) {
-      case '"': out += '\\"'; continue;
-      case '\\': out += '\\\\'; continue;
-      case '\x07': out += '\\a'; continue;
-      case '\b': out += '\\b'; continue;
-      case '\f': out += '\\f'; continue;
-      case '\n': out += '\\n'; continue;
-      case '\r': out += '\\r'; continue;
-      case '\t': out += '\\t'; continue;
-      case '\v': out += '\\v'; continue;
-    }
-    if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if ((code >= 0x80 && code <= 0xa0) || code === 0xad || (code >= 0xd800 && code <= 0xdfff)) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += char;
-  }
-  return `${out}"`;
-}
+export { goQuote } from '../../go-format.ts';
 
 function formatArgument(verb: string, precision: number | undefined, value: unknown): string {
   switch (verb) {

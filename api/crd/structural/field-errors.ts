@@ -6,6 +6,7 @@
 // number within int64 is Go's int64, any other number a float64 (api/go-format.ts).
 import type { StatusCause } from '../../status.ts';
 import { goFloat } from '../../go-format.ts';
+import { goQuote } from '../../go-format.ts';
 
 const int64Bound = 2 ** 63;
 
@@ -25,33 +26,7 @@ export function goInt64(value: number): bigint {
   return BigInt(Math.trunc(value));
 }
 
-const nonPrintable = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
-
-/** strconv.Quote: double quotes, Go escapes for control and non-printable characters. */
-export function goQuote(text: string): string {
-  if (!nonPrintable.test(text) && !text.includes('"') && !text.includes('\\')) return `"${text}"`;
-  let out = '"';
-  for (const character of text) {
-    const code = character.codePointAt(0)!;
-    switch (character) {
-      case '"': out += '\\"'; continue;
-      case '\\': out += '\\\\'; continue;
-      case '\x07': out += '\\a'; continue;
-      case '\b': out += '\\b'; continue;
-      case '\f': out += '\\f'; continue;
-      case '\n': out += '\\n'; continue;
-      case '\r': out += '\\r'; continue;
-      case '\t': out += '\\t'; continue;
-      case '\v': out += '\\v'; continue;
-    }
-    if (!nonPrintable.test(character)) out += character;
-    else if (code < 0x80) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (code >= 0xd800 && code <= 0xdfff) out += '\\ufffd';
-    else if (code < 0x10000) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += `\\U${code.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}"`;
-}
+export { goQuote } from '../../go-format.ts';
 
 /** fmt's %#v of a decoded JSON value held in an interface{} (map keys sorted, as fmt prints them). */
 export function goSyntax(value: unknown): string {
