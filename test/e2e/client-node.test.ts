@@ -4,12 +4,13 @@
 // delete, its Watch class (watch=true) seeing ADDED, MODIFIED, DELETED for writes made during
 // the watch, and a replace of a missing ConfigMap. Every call has a deadline, so a server that
 // never answers fails the test instead of hanging it.
-import { ApiException, CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, VersionApi, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, VersionApi, Watch } from '@kubernetes/client-node';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubectlServer } from '../support/kubectl-server.ts';
 import type { KubectlServer } from '../support/kubectl-server.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { clientCalls } from '../support/client-calls.ts';
 
 const namespace = 'nodeclient';
 const callTimeoutMs = 15_000;
@@ -33,36 +34,7 @@ function diagnostics(): string {
   return `server output (tail):\n${fixture?.server.output().slice(-4000) ?? ''}`;
 }
 
-/** `call`, failing with `what` and the server's log tail if it has not settled in time. */
-async function within<T>(what: string, call: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${callTimeoutMs} ms\n${diagnostics()}`)), callTimeoutMs);
-  });
-  try {
-    return await Promise.race([call, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The rejection of `call`, which must be an ApiException; its body parsed when it is JSON text. */
-async function apiError(what: string, call: Promise<unknown>): Promise<{ code: number; body: unknown }> {
-  const outcome = await within(what, call.then((value) => ({ value }), (error: unknown) => ({ error })));
-  if (!('error' in outcome)) throw new Error(`${what}: expected an ApiException, the call succeeded with ${JSON.stringify(outcome.value)}`);
-  const error = outcome.error;
-  if (!(error instanceof ApiException)) throw error;
-  const raw: unknown = error.body;
-  let body: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = raw;
-    }
-  }
-  return { code: error.code, body };
-}
+const { within, apiError } = clientCalls(callTimeoutMs, diagnostics);
 
 function configMap(name: string, data: Record<string, string>, resourceVersion?: string): V1ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(resourceVersion === undefined ? {} : { resourceVersion }) }, data };

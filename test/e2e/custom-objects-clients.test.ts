@@ -14,13 +14,14 @@
 // so a server that never answers fails the test instead of hanging it.
 import { execFile, spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ApiException, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cronTab, cronTabCrd, cronTabCrdName } from '../support/crd-fixtures.ts';
 import { repoRoot } from '../support/kstore-process.ts';
 import { startKubectlServer } from '../support/kubectl-server.ts';
 import type { KubectlServer } from '../support/kubectl-server.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { clientCalls } from '../support/client-calls.ts';
 
 const group = 'stable.example.com';
 const version = 'v1';
@@ -90,36 +91,7 @@ function diagnostics(): string {
   return `server output (tail):\n${fixture?.server.output().slice(-4000) ?? ''}`;
 }
 
-/** `call`, failing with `what` and the server's log tail if it has not settled in time. */
-async function within<T>(what: string, call: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${callTimeoutMs} ms\n${diagnostics()}`)), callTimeoutMs);
-  });
-  try {
-    return await Promise.race([call, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The rejection of `call`, which must be an ApiException; its body parsed when it is JSON text. */
-async function apiError(what: string, call: Promise<unknown>): Promise<{ code: number; body: unknown }> {
-  const outcome = await within(what, call.then((value) => ({ value }), (error: unknown) => ({ error })));
-  if (!('error' in outcome)) throw new Error(`${what}: expected an ApiException, the call succeeded with ${JSON.stringify(outcome.value)}`);
-  const error = outcome.error;
-  if (!(error instanceof ApiException)) throw error;
-  const raw: unknown = error.body;
-  let body: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = raw;
-    }
-  }
-  return { code: error.code, body };
-}
+const { within, apiError } = clientCalls(callTimeoutMs, diagnostics);
 
 function labelled(name: string, spec: Record<string, unknown>, labels: Record<string, string>, resourceVersion?: string): Record<string, unknown> {
   const object = cronTab(name, spec) as { metadata: Record<string, unknown> };
