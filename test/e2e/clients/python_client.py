@@ -13,35 +13,17 @@ import functools
 import json
 import threading
 import time
-import traceback
 
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
+
+from report_steps import failure, step
 
 # Seconds: connect and read timeouts of every request; the watch's server-side timeout.
 REQUEST_TIMEOUT = (5, 15)
 WATCH_TIMEOUT_SECONDS = 15
 # How long the writer waits for the watch request to be answered before writing anyway.
 WATCH_START_WAIT_SECONDS = 10
-
-
-def failure(error):
-    if isinstance(error, ApiException):
-        body = error.body
-        try:
-            body = json.loads(body) if body else None
-        except (TypeError, ValueError):
-            pass
-        return {'ok': False, 'status': error.status, 'reason': error.reason, 'body': body}
-    return {'ok': False, 'error': '%s: %s' % (type(error).__name__, error), 'trace': traceback.format_exc(limit=4)}
-
-
-def step(results, name, action):
-    """Runs one step, recording {'ok': True, 'value': ...} or the failure."""
-    try:
-        results[name] = {'ok': True, 'value': action()}
-    except Exception as error:  # noqa: BLE001 - every failure is reported, none stops the script
-        results[name] = failure(error)
 
 
 def configmap_body(name, data, resource_version=None):
