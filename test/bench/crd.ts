@@ -16,7 +16,9 @@
 //   Both variants first warm up for twice the warm-up (JIT), then each round warms up again.
 //   With --rounds 2 (the default) the variants run ABBA (plain, rules | rules, plain) so a
 //   drifting machine biases neither; per-round figures and their totals are reported, and the
-//   ratio rules/plain of each figure.
+//   ratio rules/plain of each figure;
+// - ruleEvaluation: the five rules alone evaluated in this process (CPU microseconds per object),
+//   since the server's CPU per create moves between rounds by more than the rules cost.
 //
 // Flags: --duration 10s (or --duration-ms N) per variant and round, --warmup 2s (--warmup-ms N),
 // --concurrency 16, --rounds 2, --skip-large, --cpu-prof DIR (the server writes a V8 CPU profile
@@ -36,6 +38,8 @@ import type { LargeCrdOptions } from '../support/large-crd.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
 import { BenchClient } from './https-client.ts';
+import { compileRules, validateWithRules } from '../../api/crd/cel/index.ts';
+import type { CelSchema } from '../../api/crd/cel/index.ts';
 import { now, runLevel } from './load.ts';
 import type { LevelResult } from './load.ts';
 
@@ -363,6 +367,28 @@ async function measureCreates(server: Server, client: BenchClient): Promise<Reco
   };
 }
 
+/**
+ * The rules alone, in this process: the CPU microseconds one Widget's five rules take to
+ * evaluate (compiled once, as the server compiles them once per CRD version), median of 5
+ * batches. The server's CPU per create above moves more than this between rounds.
+ */
+function measureRuleEvaluation(): { readonly microsecondsPerObject: number; readonly causes: number } {
+  const crd = widgetCrd('widgets-rules', true) as { spec: { versions: { schema: { openAPIV3Schema: CelSchema } }[] } };
+  const compiled = compileRules(crd.spec.versions[0]!.schema.openAPIV3Schema);
+  const object = widget('RuledWidget', 'measured');
+  const batch = 5_000;
+  for (let index = 0; index < batch; index++) validateWithRules(compiled, object, undefined);
+  const samples: number[] = [];
+  for (let sample = 0; sample < 5; sample++) {
+    const started = process.cpuUsage();
+    for (let index = 0; index < batch; index++) validateWithRules(compiled, object, undefined);
+    const used = process.cpuUsage(started);
+    samples.push((used.user + used.system) / batch);
+  }
+  samples.sort((a, b) => a - b);
+  return { microsecondsPerObject: round(samples[2]!, 1), causes: validateWithRules(compiled, object, undefined).length };
+}
+
 async function main(): Promise<number> {
   const dir = await makeTempDir('kstore-bench-crd-');
   let server: Server | undefined;
@@ -384,6 +410,7 @@ async function main(): Promise<number> {
       results['largeCrds'] = large;
     }
     results['creates'] = await measureCreates(server, client);
+    results['ruleEvaluation'] = measureRuleEvaluation();
   } catch (error) {
     failed = true;
     results['failure'] = error instanceof Error ? error.message : String(error);
