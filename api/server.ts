@@ -39,6 +39,7 @@ import type { StoreClient } from './store-client.ts';
 import { WatchCache } from './watchcache/watch-cache.ts';
 import { KindRegistry } from './registry/kind-registry.ts';
 import { startCustomResources } from './crd/custom-resources.ts';
+import type { CustomResources } from './crd/custom-resources.ts';
 
 export interface TlsOptions {
   readonly key: string;
@@ -102,6 +103,8 @@ export interface ApiServer {
   readonly metrics: ApiMetrics;
   /** The kinds served now: the built-in ones and those of the established CRDs. */
   readonly kinds: KindRegistry;
+  /** The CRD controllers of this server (undefined with customResources: false). */
+  readonly customResources: CustomResources | undefined;
 }
 
 export async function buildServer(options: ServerOptions): Promise<ApiServer> {
@@ -146,10 +149,8 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     admission: new AdmissionChain({ store: options.store, randomSuffix }, options.admissionPlugins),
     rbacGuard: new RbacEscalationGuard({ store: options.store, authorizers: [...options.authorizers] }),
   };
-  if (options.customResources !== false) {
-    const customResources = startCustomResources({ store: options.store, kinds, now: context.now });
-    app.addHook('onClose', async () => customResources.stop());
-  }
+  const customResources = options.customResources === false ? undefined : startCustomResources({ store: options.store, kinds, now: context.now });
+  if (customResources !== undefined) app.addHook('onClose', async () => customResources.stop());
   await app.register(authnPlugin, { authenticators: [...options.authenticators], kinds });
   await app.register(impersonationPlugin, { authorizers: [...options.authorizers] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
@@ -163,5 +164,5 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   await app.register(discoveryPlugin, { source: kinds });
   await app.register(openapiPlugin, { source: kinds });
   registerResourceRoutes(app, context);
-  return { app, cache, metrics, kinds };
+  return { app, cache, metrics, kinds, customResources };
 }

@@ -20,7 +20,7 @@ export const crdGroup = 'apiextensions.k8s.io';
 export const crdResource = 'customresourcedefinitions';
 const crdCollection: CollectionKey = { group: crdGroup, resource: crdResource, namespace: '' };
 /** Who the controllers' writes are recorded as (the lifecycle inspector shows it). */
-const controllerIdentity = 'system:apiextensions-controllers';
+export const controllerIdentity = 'system:apiextensions-controllers';
 const apiServiceGroup = 'apiregistration.k8s.io';
 /** The automanaged label value of the APIServices kube's CRD registration controller keeps. */
 const crdManaged = 'true';

@@ -26,6 +26,9 @@ import type { Command, CommandResult, ObjectKey } from '../../actors/index.ts';
 import { ensureRbacBootstrap } from '../../deploy/rbac-bootstrap.ts';
 import { servedKinds } from '../../api/registry/kinds.ts';
 import { ImmediateBackend, startHarness } from '../unit/api/harness.ts';
+import { cronTabCrd } from '../support/crd-fixtures.ts';
+import { controllerIdentity as crdControllerIdentity } from '../../api/crd/custom-resources.ts';
+import { waitFor } from '../support/wait-for.ts';
 import type { Harness } from '../unit/api/harness.ts';
 
 /** A small deterministic PRNG (mulberry32), so a failing seed replays. */
@@ -90,6 +93,9 @@ const listedResources: readonly Resource[] = [
   { group: rbacGroup, version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true },
   { group: rbacGroup, version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false },
   { group: rbacGroup, version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+  // A custom resource (the fixture's CRD, established before the run): its decode, schema, CEL
+  // rules and patch types go through the same path.
+  { group: 'stable.example.com', version: 'v1', resource: 'crontabs', kind: 'CronTab', namespaced: true },
 ];
 
 /** The listed resources (with bodies of their own) and every other served kind (with generic bodies). */
@@ -115,6 +121,12 @@ function bodyFor(resource: Resource, name: string, random: Random, user: FuzzUse
       return { ...base, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
     case 'Namespace':
       return base;
+    case 'CronTab':
+      // Valid or refused by the schema (a wrong type, an unknown field) or by a CEL rule (replicas over the maximum).
+      return { ...base, spec: {
+        cronSpec: random.pick(['* * * * *', 'nope']), image: 'web:1', replicas: random.pick([1, 3, 20, 'three', -1]), maxReplicas: 10,
+        ...(random.chance(0.3) ? { unknownField: true } : {}), ...(random.chance(0.2) ? { tier: random.pick(['gold', 'silver']) } : {}),
+      } };
     case 'Role':
     case 'ClusterRole':
       return random.chance(0.2) && resource.kind === 'ClusterRole'
@@ -303,6 +315,12 @@ async function startFixture(): Promise<Fixture> {
     const response = await harness.request('POST', path, object);
     if (response.statusCode !== 201) throw new Error(`fixture ${path}: ${response.body}`);
   }
+  // The CronTab CRD, served and its controllers done (their own writes must not fall inside a request's window).
+  const crd = await harness.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', cronTabCrd());
+  if (crd.statusCode !== 201) throw new Error(`fixture CRD: ${crd.body}`);
+  await waitFor(async () => (await harness.request('GET', '/apis/stable.example.com/v1/namespaces/t/crontabs')).statusCode === 200
+    && (await harness.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.stable.example.com')).statusCode === 200, { timeoutMs: 10_000, description: 'the CronTab CRD served' });
+  await harness.customResources?.settled();
   return { harness, backend, authorizations, admitted, chain };
 }
 
@@ -391,7 +409,8 @@ export async function fuzzRequests(seed: number, iterations: number): Promise<Fu
         ...(request.body !== undefined ? { payload: request.body } : {}),
       });
       statuses[String(response.statusCode)] = (statuses[String(response.statusCode)] ?? 0) + 1;
-      const commands = fixture.backend.commands.slice(commandsBefore);
+      // The request's own writes: the CRD controllers' (which run beside requests, as in kube) are not.
+      const commands = fixture.backend.commands.slice(commandsBefore).filter((command) => !('by' in command) || command.by !== crdControllerIdentity);
       if (commands.length > 0) writes++;
       let problem = check(request, response.statusCode, String(response.headers['content-type'] ?? ''), response.body, fixture, commands, fixture.admitted.slice(admittedBefore), fixture.authorizations);
       const now = await probeAnswers(fixture.chain);

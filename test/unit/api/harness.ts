@@ -54,6 +54,8 @@ export interface Harness {
   readonly app: FastifyInstance;
   readonly backend: ImmediateBackend;
   readonly cache: ApiServer['cache'];
+  /** The server's CRD controllers (tests wait for them to settle). */
+  readonly customResources: ApiServer['customResources'];
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
@@ -73,7 +75,7 @@ export interface HarnessOptions {
 export async function startHarness(namespaces: readonly string[] = ['default', 't'], options: HarnessOptions = {}): Promise<Harness> {
   const { backend: given, ...serverOptions } = options;
   const backend = given ?? new ImmediateBackend();
-  const { app, cache } = await buildServer({ store: new StoreClient(backend), authenticators: [headerAuthenticator], authorizers: [systemMastersAuthorizer], ...serverOptions });
+  const { app, cache, customResources } = await buildServer({ store: new StoreClient(backend), authenticators: [headerAuthenticator], authorizers: [systemMastersAuthorizer], ...serverOptions });
   const request = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
     app.inject({
       method: method as 'GET', url,
@@ -87,7 +89,7 @@ export async function startHarness(namespaces: readonly string[] = ['default', '
     const account = await request('POST', `/api/v1/namespaces/${name}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
     if (account.statusCode !== 201) throw new Error(`serviceaccount ${name}/default: ${account.body}`);
   }
-  return { app, backend, cache, request, close: () => app.close() };
+  return { app, backend, cache, customResources, request, close: () => app.close() };
 }
 
 export function configMap(name: string, data: Record<string, string> = { a: 'b' }, extra: Record<string, unknown> = {}): Record<string, unknown> {
