@@ -4,7 +4,7 @@
 // v2beta1 APIGroupDiscoveryList, one request for all resources), chosen from the Accept header
 // like kube-apiserver does. Everything is derived at startup from api/registry/kinds.ts and, for
 // the create-only reviews that are never stored (authorization.k8s.io access reviews served by
-// api/rbac-reviews.ts, authentication.k8s.io SelfSubjectReview by api/self-subject-review.ts),
+// api/auth/rbac-reviews.ts, authentication.k8s.io SelfSubjectReview by api/auth/self-subject-review.ts),
 // from reviewResources below. As kube-apiserver (go-restful web services, and the aggregator's
 // /apis/ handler), every document is also served with a trailing slash (/version/ is what the
 // generated clients call); /apis/ is the legacy list only. It does not serve resources
@@ -12,12 +12,12 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { authorizationGroup } from './rbac-reviews.ts';
+import { authorizationGroup } from './auth/rbac-reviews.ts';
 import { apiVersionOf, servedKinds } from './registry/kinds.ts';
 import { apiServicePriorities } from './registry/strategy-apiregistration.ts';
 import type { ResourceKind } from './registry/kinds.ts';
 import type { KindSource } from './registry/kind-registry.ts';
-import { authenticationGroup } from './self-subject-review.ts';
+import { authenticationGroup } from './auth/self-subject-review.ts';
 import { notAcceptable, pathNotFound } from './status.ts';
 import type { ApiError } from './status.ts';
 import { acceptsPlainJson, parseAcceptHeader } from './table.ts';

@@ -1,5 +1,5 @@
 // Owns: kube-apiserver's rbac/bootstrap-roles post-start hook for every API server: the default
-// ClusterRoles and ClusterRoleBindings of api/rbac-bootstrap-policy.ts are created when missing
+// ClusterRoles and ClusterRoleBindings of api/auth/rbac-bootstrap-policy.ts are created when missing
 // (at start, then checked every 10 s like the kubernetes Service, so a deleted one comes back);
 // an existing one annotated rbac.authorization.kubernetes.io/autoupdate=true is reconciled as
 // kube's non-tightening reconcile does — missing rules, aggregation selectors, subjects, labels

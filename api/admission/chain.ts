@@ -6,7 +6,7 @@
 // plugins (LimitRanger, ResourceQuota, PodSecurity, webhooks, ValidatingAdmissionPolicy) join
 // here as entries of `admissionPluginsInOrder`.
 import type { KubeObject } from '../../actors/index.ts';
-import type { UserInfo } from '../authn.ts';
+import type { UserInfo } from '../auth/authn.ts';
 import type { ResourceKind } from '../registry/kinds.ts';
 import type { StoreClient } from '../store-client.ts';
 import { defaultIngressClassPlugin } from './default-ingress-class.ts';

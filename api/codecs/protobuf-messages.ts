@@ -31,8 +31,8 @@ export interface FieldJsonFacts {
 
 /**
  * Kinds kstore takes or answers as protobuf besides its stored resources (api/registry/kinds.ts)
- * and their subresources' bodies: the create-only reviews (api/rbac-reviews.ts,
- * api/self-subject-review.ts) and the metadata-only views (api/partial-metadata.ts). A version the
+ * and their subresources' bodies: the create-only reviews (api/auth/rbac-reviews.ts,
+ * api/auth/self-subject-review.ts) and the metadata-only views (api/partial-metadata.ts). A version the
  * descriptions lack reads its kinds from `describedBy` (kubectl before 1.28 sends
  * SelfSubjectReview as v1beta1, the same message as v1; meta.k8s.io/v1beta1 has only its own
  * PartialObjectMetadataList).

@@ -16,10 +16,10 @@ import { badRequest, invalid } from '../status.ts';
 import { parseBoolParameter } from '../request-options.ts';
 import type { RequestOptions } from '../request-options.ts';
 import type { Target } from './target.ts';
-import type { Authorizer } from '../authz.ts';
+import type { Authorizer } from '../auth/authz.ts';
 import type { FeatureGates } from './corrupt.ts';
 import type { AdmissionChain } from '../admission/chain.ts';
-import type { RbacEscalationGuard } from '../rbac-escalation.ts';
+import type { RbacEscalationGuard } from '../auth/rbac-escalation.ts';
 
 export interface EndpointContext {
   readonly store: StoreClient;

@@ -9,8 +9,8 @@
 // is the deletion machine's UNSAFE_DELETE: finalizers and preconditions are skipped.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../actors/index.ts';
-import { attributesFor, authorize, forbiddenError } from '../authz.ts';
-import type { Authorizer } from '../authz.ts';
+import { attributesFor, authorize, forbiddenError } from '../auth/authz.ts';
+import type { Authorizer } from '../auth/authz.ts';
 import { decodeProblem } from '../registry/validation.ts';
 import { internalError, invalid, notFound, successStatus } from '../status.ts';
 import type { ApiError } from '../status.ts';

@@ -2,7 +2,7 @@
 // handlers and BeforeCreate/BeforeUpdate): URL/body consistency, structural validation,
 // server-set metadata, the kind's strategy, and semantic validation (422 with causes).
 import type { KubeObject } from '../../actors/index.ts';
-import type { UserInfo } from '../authn.ts';
+import type { UserInfo } from '../auth/authn.ts';
 import { invalidValue, metadataCauses, validateStructure } from '../registry/validation.ts';
 import type { FieldChecks } from '../registry/validation.ts';
 import { badRequest, invalid } from '../status.ts';

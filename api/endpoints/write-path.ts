@@ -13,7 +13,7 @@
 // apply (actors/apply.ts), which settles races with concurrent writers.
 import { checkPreconditions } from '../../actors/index.ts';
 import type { CommandResult, KubeObject, Preconditions, PropagationPolicy } from '../../actors/index.ts';
-import type { UserInfo } from '../authn.ts';
+import type { UserInfo } from '../auth/authn.ts';
 import { checkObjectSize } from '../decode.ts';
 import type { AdmissionAttributes } from '../admission/chain.ts';
 import type { FastifyRequest } from 'fastify';

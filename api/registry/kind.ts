@@ -4,7 +4,7 @@
 // nothing else in the API tier keeps a per-kind table.
 import type { KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
-import type { UserInfo } from '../authn.ts';
+import type { UserInfo } from '../auth/authn.ts';
 import type { JsonSchema } from './schemas.ts';
 import type { FieldChecks } from './validation.ts';
 import { SchemaBuilder, schemaOfKind } from './schema-from-description.ts';

@@ -5,7 +5,7 @@
 // ClusterRole only) and apiGroup rbac.authorization.k8s.io; subjects User/Group (apiGroup
 // rbac.authorization.k8s.io, defaulted) or ServiceAccount (no apiGroup; a namespace in
 // ClusterRoleBindings); roleRef cannot change (422 `cannot change roleRef`). Escalation checks
-// (403) are api/rbac-escalation.ts's, before these run.
+// (403) are api/auth/rbac-escalation.ts's, before these run.
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';

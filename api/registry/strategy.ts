@@ -4,7 +4,7 @@
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import { invalidValue } from './validation.ts';
-import { bootstrapTokenCauses } from '../bootstrap-token-validation.ts';
+import { bootstrapTokenCauses } from '../auth/bootstrap-token-validation.ts';
 import type { Strategy } from './kind.ts';
 
 const configKeyPattern = /^[-._a-zA-Z0-9]+$/;

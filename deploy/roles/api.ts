@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
-import { authorizationModeDefault, authorizersFor, bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, parseAuthorizationModes, parseFeatureGates, StoreClient } from '../../api/index.ts';
+import { authorizationModeDefault, authorizersFor, bearerTokenAuthenticator, bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, parseAuthorizationModes, parseFeatureGates, StoreClient } from '../../api/index.ts';
 import type { AuthorizationMode } from '../../api/index.ts';
 import type { FeatureGates } from '../../api/index.ts';
 import { connectNats } from '../../raft/index.ts';
@@ -141,7 +141,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     clusterView: () => clusterView(raftStatus.members(), announcer.replicas()),
     store: client,
     tls: { key, cert, clientCa },
-    authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth === true ? [bootstrapTokenAuthenticator(client)] : [])],
+    authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth === true ? [bearerTokenAuthenticator([bootstrapTokenAuthenticator(client)])] : [])],
     authorizers: authorizersFor(flags.authorizationModes ?? parseAuthorizationModes(authorizationModeDefault), client),
     ...(flags.featureGates === undefined ? {} : { featureGates: flags.featureGates }),
     ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),

@@ -2,7 +2,7 @@
 // the single-member store, the API tier over HTTPS, the system namespaces that exist from the
 // first start, and graceful shutdown on SIGTERM/SIGINT. Wiring only: no logic of its own.
 import path from 'node:path';
-import { authorizersFor, bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, formatTime, StoreClient } from '../../api/index.ts';
+import { authorizersFor, bearerTokenAuthenticator, bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, formatTime, StoreClient } from '../../api/index.ts';
 import type { ServerFlags } from '../cli.ts';
 import { createControllers } from '../../actors/controllers/index.ts';
 import type { ControllerContext } from '../../actors/controllers/index.ts';
@@ -62,7 +62,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
       );
     },
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
-    authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(client)] : [])],
+    authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth ? [bearerTokenAuthenticator([bootstrapTokenAuthenticator(client)])] : [])],
     authorizers: authorizersFor(flags.authorizationModes, client),
     featureGates: flags.featureGates,
     bookmarkIntervalMs: flags.bookmarkIntervalMs,

@@ -1,10 +1,10 @@
 // Authorization chain and kube-apiserver's 403 wording, through fastify inject().
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { authnPlugin } from '../../../api/authn.ts';
-import type { Authenticator } from '../../../api/authn.ts';
-import { authorize, authzPlugin, forbiddenError, systemMastersAuthorizer } from '../../../api/authz.ts';
-import type { AuthorizationAttributes, Authorizer } from '../../../api/authz.ts';
+import { authnPlugin } from '../../../api/auth/authn.ts';
+import type { Authenticator } from '../../../api/auth/authn.ts';
+import { authorize, authzPlugin, forbiddenError, systemMastersAuthorizer } from '../../../api/auth/authz.ts';
+import type { AuthorizationAttributes, Authorizer } from '../../../api/auth/authz.ts';
 
 /** Reads "name;group,group" from x-test-user. */
 const headerAuthenticator: Authenticator = (request) => {

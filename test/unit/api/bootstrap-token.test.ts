@@ -9,7 +9,8 @@ import type { KubeObject } from '../../../actors/index.ts';
 import { BootstrapSigner, TokenCleaner, TokenExpirer } from '../../../actors/controllers/index.ts';
 import type { Controller, ControllerContext, ControllerTimers } from '../../../actors/controllers/index.ts';
 import { authorizersFor, bootstrapClusterRoleBindings, bootstrapClusterRoles, buildServer, clusterRoleBindingObject, clusterRoleObject, StoreClient } from '../../../api/index.ts';
-import { authenticateBootstrapToken, bootstrapTokenAuthenticator } from '../../../api/bootstrap-token-authn.ts';
+import { authenticateBootstrapToken, bootstrapTokenAuthenticator } from '../../../api/auth/bootstrap-token-authn.ts';
+import { bearerTokenAuthenticator } from '../../../api/auth/authn.ts';
 import { admin, headerAuthenticator, ImmediateBackend } from './harness.ts';
 
 const t0 = Date.UTC(2026, 0, 1);
@@ -41,7 +42,7 @@ async function startWorld(): Promise<World> {
   const now = () => new Date(clock.ms);
   const { app } = await buildServer({
     store: client, now,
-    authenticators: [headerAuthenticator, bootstrapTokenAuthenticator(client, now)],
+    authenticators: [headerAuthenticator, bearerTokenAuthenticator([bootstrapTokenAuthenticator(client, now)])],
     authorizers: authorizersFor(['RBAC'], client),
   });
   const request = (method: string, url: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => app.inject({

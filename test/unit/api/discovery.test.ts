@@ -1,8 +1,8 @@
 // Discovery documents, legacy and aggregated, through fastify inject().
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { authnPlugin } from '../../../api/authn.ts';
-import type { Authenticator } from '../../../api/authn.ts';
+import { authnPlugin } from '../../../api/auth/authn.ts';
+import type { Authenticator } from '../../../api/auth/authn.ts';
 import { discoveryPlugin, negotiateDiscovery, storageVersionHash } from '../../../api/discovery.ts';
 
 const anyone: Authenticator = () => ({ type: 'authenticated', user: { name: 'u', uid: '', groups: [], extra: {} } });

@@ -1,8 +1,8 @@
 // Health endpoints with kube-apiserver's exact bodies, through fastify inject().
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { authnPlugin } from '../../../api/authn.ts';
-import type { Authenticator } from '../../../api/authn.ts';
+import { authnPlugin } from '../../../api/auth/authn.ts';
+import type { Authenticator } from '../../../api/auth/authn.ts';
 import { healthPlugin } from '../../../api/health.ts';
 import type { HealthCheck, HealthOptions } from '../../../api/health.ts';
 

@@ -1,8 +1,8 @@
 // OpenAPI v2/v3 documents: what kubectl's field-validation check and explain rely on.
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { authnPlugin } from '../../../api/authn.ts';
-import type { Authenticator } from '../../../api/authn.ts';
+import { authnPlugin } from '../../../api/auth/authn.ts';
+import type { Authenticator } from '../../../api/auth/authn.ts';
 import { encodeOpenApiV2Protobuf, openapiPlugin, openApiV2Document } from '../../../api/openapi.ts';
 import { servedKinds } from '../../../api/registry/kinds.ts';
 

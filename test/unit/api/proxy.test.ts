@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensurePki } from '../../../deploy/pki.ts';
-import type { AuthorizationAttributes, Authorizer } from '../../../api/authz.ts';
+import type { AuthorizationAttributes, Authorizer } from '../../../api/auth/authz.ts';
 import { systemMastersAuthorizer } from '../../../api/index.ts';
 import { resolveRequestInfo } from '../../../api/request-info.ts';
 import { isGlobalUnicast } from '../../../api/endpoints/proxy.ts';

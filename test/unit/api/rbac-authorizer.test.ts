@@ -2,10 +2,10 @@
 // non-resource URLs, the default bootstrap policy) and --authorization-mode parsing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreClient } from '../../../api/index.ts';
-import { authorizersFor, parseAuthorizationModes } from '../../../api/rbac-authorizer.ts';
-import type { RbacReader } from '../../../api/rbac-authorizer.ts';
-import { compactRules, compactString, missingRules, ruleAllows } from '../../../api/rbac-rules.ts';
-import type { PolicyRule, RuleRequest } from '../../../api/rbac-rules.ts';
+import { authorizersFor, parseAuthorizationModes } from '../../../api/auth/rbac-authorizer.ts';
+import type { RbacReader } from '../../../api/auth/rbac-authorizer.ts';
+import { compactRules, compactString, missingRules, ruleAllows } from '../../../api/auth/rbac-rules.ts';
+import type { PolicyRule, RuleRequest } from '../../../api/auth/rbac-rules.ts';
 import { ensureRbacBootstrap } from '../../../deploy/rbac-bootstrap.ts';
 import { ImmediateBackend, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';

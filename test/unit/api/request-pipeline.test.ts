@@ -5,8 +5,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreClient } from '../../../api/index.ts';
-import { authorizersFor } from '../../../api/rbac-authorizer.ts';
-import type { RbacReader } from '../../../api/rbac-authorizer.ts';
+import { authorizersFor } from '../../../api/auth/rbac-authorizer.ts';
+import type { RbacReader } from '../../../api/auth/rbac-authorizer.ts';
 import { ensureRbacBootstrap } from '../../../deploy/rbac-bootstrap.ts';
 import { configMap, startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';

@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authnPlugin } from '../../../api/authn.ts';
+import { authnPlugin } from '../../../api/auth/authn.ts';
 import { writeAdminKubeconfig } from '../../../deploy/kubeconfig.ts';
 import { ensurePki, issueClientCertificate } from '../../../deploy/pki.ts';
 import type { Pki } from '../../../deploy/pki.ts';

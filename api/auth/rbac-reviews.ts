@@ -10,12 +10,12 @@ import fastifyPlugin from 'fastify-plugin';
 import type { UserInfo } from './authn.ts';
 import { authorize } from './authz.ts';
 import type { AuthorizationAttributes, Authorizer } from './authz.ts';
-import { respond } from './endpoints/context.ts';
-import { decodeBody } from './negotiation.ts';
+import { respond } from '../endpoints/context.ts';
+import { decodeBody } from '../negotiation.ts';
 import { RbacRuleResolver } from './rbac-authorizer.ts';
 import type { RbacReader } from './rbac-authorizer.ts';
-import { badRequest, invalid } from './status.ts';
-import type { ApiError, StatusCause } from './status.ts';
+import { badRequest, invalid } from '../status.ts';
+import type { ApiError, StatusCause } from '../status.ts';
 
 export const authorizationGroup = 'authorization.k8s.io';
 const apiVersion = `${authorizationGroup}/v1`;

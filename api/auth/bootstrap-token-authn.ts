@@ -6,35 +6,23 @@
 // advance, nor by its expiration against this server's clock, as kube checks at request time)
 // and which allows usage-bootstrap-authentication, the request is user system:bootstrap:<id>
 // in system:bootstrappers, the valid auth-extra-groups and system:authenticated.
-// Anything else presented as a bearer token is `rejected`: the chain answers 401, never
-// anonymous. Reasons name the token id at most; the secret never reaches a log line.
+// A token of the bootstrap shape that fails any check is `rejected`; a token of another shape
+// is left to the other token authenticators (authn.ts bearerTokenAuthenticator answers 401 when
+// none accepts it, never anonymous). Reasons name the token id at most; the secret never
+// reaches a log line.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import {
   bootstrapTokenNamespace, bootstrapTokenPattern, bootstrapTokenSecretPrefix, bootstrapUserPrefix, expirationKey, expirationReached,
   hasBootstrapTokenType, tokenGroups, tokenIdKey, tokenSecretData, tokenSecretKey, usageAuthenticationKey,
-} from '../actors/index.ts';
-import type { KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
+} from '../../actors/index.ts';
+import type { KubeObject, Lifecycle, ObjectKey } from '../../actors/index.ts';
 import { authenticatedGroup } from './authn.ts';
-import type { AuthenticationResult, Authenticator } from './authn.ts';
+import type { TokenAuthenticationResult, TokenAuthenticator } from './authn.ts';
 
 /** What the authenticator reads: the API tier's view of the replicated state (StoreClient). */
 export interface TokenSecretReader {
   get(key: ObjectKey): KubeObject | undefined;
   lifecycleOf(key: ObjectKey): Lifecycle | undefined;
-}
-
-/**
- * The bearer token of an Authorization header, as k8s.io/apiserver's bearertoken authenticator
- * reads it ("Bearer" in any case, then one space-free token); undefined when there is none.
- */
-export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (typeof header !== 'string') return undefined;
-  const parts = header.trim().split(' ');
-  if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
-  const token = parts[1]!;
-  return token === '' ? undefined : token;
 }
 
 /** Constant-time equality of two strings of any lengths (compares their SHA-256 digests). */
@@ -44,14 +32,15 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right);
 }
 
-function rejected(reason: string): AuthenticationResult {
+function rejected(reason: string): TokenAuthenticationResult {
   return { type: 'rejected', reason };
 }
 
 /** Authenticates a bootstrap token against the state `reader` holds, at the time `now` gives. */
-export function authenticateBootstrapToken(token: string, reader: TokenSecretReader, now: () => Date): AuthenticationResult {
+export function authenticateBootstrapToken(token: string, reader: TokenSecretReader, now: () => Date): TokenAuthenticationResult {
   const match = bootstrapTokenPattern.exec(token);
-  if (match === null) return rejected('invalid bearer token: not a bootstrap token ([a-z0-9]{6}.[a-z0-9]{16})');
+  // Not shaped like a bootstrap token: another token authenticator's (kube's tokenRegexp check).
+  if (match === null) return { type: 'noCredentials' };
   const [, id = '', secret = ''] = match;
   const key: ObjectKey = { group: '', resource: 'secrets', namespace: bootstrapTokenNamespace, name: `${bootstrapTokenSecretPrefix}${id}` };
   const object = reader.get(key);
@@ -73,11 +62,7 @@ export function authenticateBootstrapToken(token: string, reader: TokenSecretRea
   return { type: 'authenticated', user: { name: `${bootstrapUserPrefix}${id}`, uid: '', groups: [...groups, authenticatedGroup], extra: {} } };
 }
 
-/** The chain member: no bearer token → noCredentials; a bearer token → authenticated or rejected. */
-export function bootstrapTokenAuthenticator(reader: TokenSecretReader, now: () => Date = () => new Date()): Authenticator {
-  return (request) => {
-    const token = bearerToken(request);
-    if (token === undefined) return { type: 'noCredentials' };
-    return authenticateBootstrapToken(token, reader, now);
-  };
+/** The token authenticator: not a bootstrap token's shape → noCredentials; else authenticated or rejected. */
+export function bootstrapTokenAuthenticator(reader: TokenSecretReader, now: () => Date = () => new Date()): TokenAuthenticator {
+  return (token) => authenticateBootstrapToken(token, reader, now);
 }

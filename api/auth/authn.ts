@@ -9,10 +9,10 @@
 import type { TLSSocket, PeerCertificate } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { resolveRequestInfo } from './request-info.ts';
-import type { KindLookup } from './registry/kind-registry.ts';
-import type { QueryParameters, RequestInfo } from './request-info.ts';
-import { unauthorized } from './status.ts';
+import { resolveRequestInfo } from '../request-info.ts';
+import type { KindLookup } from '../registry/kind-registry.ts';
+import type { QueryParameters, RequestInfo } from '../request-info.ts';
+import { unauthorized } from '../status.ts';
 
 /** The authenticated identity (k8s.io/apiserver user.Info). */
 export interface UserInfo {
@@ -36,6 +36,65 @@ export type AuthenticationResult =
   | { readonly type: 'rejected'; readonly reason: string };
 
 export type Authenticator = (request: FastifyRequest) => Promise<AuthenticationResult> | AuthenticationResult;
+
+/**
+ * One bearer-token authenticator (kube's authenticator.Token): the token file, service account
+ * tokens, bootstrap tokens, the token webhook. `noCredentials` means "not a token of mine" (the
+ * next one tries); `rejected` means it is mine and invalid. `audiences` are the audiences the
+ * token was accepted for, when the authenticator checks them (kube's Response.Audiences).
+ */
+export type TokenAuthenticationResult =
+  | { readonly type: 'authenticated'; readonly user: UserInfo; readonly audiences?: readonly string[] }
+  | { readonly type: 'noCredentials' }
+  | { readonly type: 'rejected'; readonly reason: string };
+
+export type TokenAuthenticator = (token: string) => Promise<TokenAuthenticationResult> | TokenAuthenticationResult;
+
+/**
+ * The bearer token of an Authorization header, as k8s.io/apiserver's bearertoken authenticator
+ * reads it ("Bearer" in any case, then one space-free token); undefined when there is none.
+ */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const parts = header.trim().split(' ');
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
+  const token = parts[1]!;
+  return token === '' ? undefined : token;
+}
+
+/** kube's errInvalidToken: a bearer token that no token authenticator accepted. */
+export const invalidBearerToken = 'invalid bearer token';
+
+/**
+ * Runs the token authenticators in order over one token (kube's union token authenticator):
+ * the first `authenticated` wins; otherwise `rejected` with the rejections' reasons, or with
+ * "invalid bearer token" when none recognised it. Never `noCredentials`: a presented token is
+ * never anonymous.
+ */
+export async function authenticateToken(token: string, authenticators: readonly TokenAuthenticator[]): Promise<TokenAuthenticationResult> {
+  const reasons: string[] = [];
+  for (const authenticator of authenticators) {
+    const result = await authenticator(token);
+    if (result.type === 'authenticated') return result;
+    if (result.type === 'rejected') reasons.push(result.reason);
+  }
+  return { type: 'rejected', reason: reasons.length === 0 ? invalidBearerToken : `${invalidBearerToken}: ${reasons.join(', ')}` };
+}
+
+/**
+ * The chain member for `Authorization: Bearer <token>` (kube's bearertoken authenticator over
+ * the union of token authenticators): no bearer token → noCredentials; a token → authenticated
+ * or rejected (then 401, never anonymous).
+ */
+export function bearerTokenAuthenticator(authenticators: readonly TokenAuthenticator[]): Authenticator {
+  return async (request) => {
+    const token = bearerToken(request);
+    if (token === undefined || authenticators.length === 0) return { type: 'noCredentials' };
+    const result = await authenticateToken(token, authenticators);
+    return result.type === 'authenticated' ? { type: 'authenticated', user: result.user } : result;
+  };
+}
 
 declare module 'fastify' {
   interface FastifyRequest {

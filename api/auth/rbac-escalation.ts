@@ -13,8 +13,8 @@
 //  - system:masters passes (EscalationAllowed).
 // The 403 reads as kube's: `<resource> "<name>" is forbidden: user "x" (groups=["a" "b"]) is
 // attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], ...}`.
-import type { KubeObject } from '../actors/index.ts';
-import type { AdmissionAttributes } from './admission/chain.ts';
+import type { KubeObject } from '../../actors/index.ts';
+import type { AdmissionAttributes } from '../admission/chain.ts';
 import type { UserInfo } from './authn.ts';
 import { authorize, mastersGroup } from './authz.ts';
 import type { Authorizer } from './authz.ts';
@@ -22,8 +22,8 @@ import { RbacRuleResolver, rbacGroupName } from './rbac-authorizer.ts';
 import type { RbacReader } from './rbac-authorizer.ts';
 import { compactRules, compactString, goQuotedList, missingRules, rulesOf } from './rbac-rules.ts';
 import type { PolicyRule } from './rbac-rules.ts';
-import { forbidden } from './status.ts';
-import type { ApiError } from './status.ts';
+import { forbidden } from '../status.ts';
+import type { ApiError } from '../status.ts';
 
 export interface RbacEscalationOptions {
   readonly store: RbacReader;

@@ -11,10 +11,10 @@
 import {
   bootstrapGroupPattern, bootstrapGroupPatternText, bootstrapTokenNamespace, bootstrapTokenSecretPrefix, expirationKey, expirationMillis,
   extraGroupsKey, hasBootstrapTokenType, tokenIdKey, tokenIdPattern, tokenSecretData, tokenSecretKey, tokenSecretPattern, usagePrefix,
-} from '../actors/index.ts';
-import type { KubeObject } from '../actors/index.ts';
-import { invalidValue, requiredValue } from './registry/validation.ts';
-import type { StatusCause } from './status.ts';
+} from '../../actors/index.ts';
+import type { KubeObject } from '../../actors/index.ts';
+import { invalidValue, requiredValue } from '../registry/validation.ts';
+import type { StatusCause } from '../status.ts';
 
 const tokenIdMessage = "a bootstrap token ID must consist of 6 lowercase alphanumeric characters (regex used for validation is '[a-z0-9]{6}')";
 const tokenSecretMessage = "a bootstrap token secret must consist of 16 lowercase alphanumeric characters (regex used for validation is '[a-z0-9]{16}')";

@@ -8,8 +8,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { UserInfo } from './authn.ts';
-import type { RequestInfo } from './request-info.ts';
-import { ApiError, forbidden } from './status.ts';
+import type { RequestInfo } from '../request-info.ts';
+import { ApiError, forbidden } from '../status.ts';
 
 /** The request attributes an authorizer decides on (k8s authorizer.Attributes). */
 export interface AuthorizationAttributes {

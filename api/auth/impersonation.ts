@@ -13,7 +13,7 @@ import fastifyPlugin from 'fastify-plugin';
 import type { UserInfo } from './authn.ts';
 import { authorize, forbiddenError } from './authz.ts';
 import type { AuthorizationAttributes, Authorizer } from './authz.ts';
-import { ApiError, badRequest } from './status.ts';
+import { ApiError, badRequest } from '../status.ts';
 
 interface ImpersonationRequest {
   readonly kind: 'User' | 'ServiceAccount' | 'Group' | 'UserExtra' | 'UID';

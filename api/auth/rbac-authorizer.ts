@@ -5,7 +5,7 @@
 // allows it. Rules are additive; no rule means no opinion (the chain's 403). Also the rule
 // resolver the escalation checks and the access reviews use, and --authorization-mode
 // (kube's mode list: RBAC, AlwaysAllow, AlwaysDeny; system:masters always goes first).
-import type { CollectionKey, KubeObject, ObjectKey } from '../actors/index.ts';
+import type { CollectionKey, KubeObject, ObjectKey } from '../../actors/index.ts';
 import type { UserInfo } from './authn.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authz.ts';
 import { systemMastersAuthorizer } from './authz.ts';

@@ -5,9 +5,9 @@
 // (the bootstrap policy's system:basic-user grants it to every authenticated user).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { respond } from './endpoints/context.ts';
-import { decodeBody } from './negotiation.ts';
-import { ApiError, badRequest } from './status.ts';
+import { respond } from '../endpoints/context.ts';
+import { decodeBody } from '../negotiation.ts';
+import { ApiError, badRequest } from '../status.ts';
 
 export const authenticationGroup = 'authentication.k8s.io';
 
