@@ -13,8 +13,10 @@ import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
 import { checkAdvertiseAddress } from './advertise-address.ts';
 import { parseControllersFlag } from '../actors/controllers/index.ts';
-import { authorizationModeDefault, parseAuthorizationModes, parseFeatureGates } from '../api/index.ts';
-import type { AuthorizationMode, FeatureGates } from '../api/index.ts';
+import { parseFeatureGates } from '../api/index.ts';
+import type { FeatureGates } from '../api/index.ts';
+import { authFlagOptions, authFlagsUsage, parseAuthFlags } from './auth-flags.ts';
+import type { AuthFlags } from './auth-flags.ts';
 import type { EventsReplicas } from './event-stream/index.ts';
 
 const usage = `Usage: kstore <command> [flags]
@@ -39,15 +41,6 @@ Flags for server:
                           bound to loopback only)
   --data-dir <dir>        where the Raft log, certificates and admin.kubeconfig live (default .kstore)
   --tls-san <name|ip>     extra subject alternative name for the serving certificate (repeatable)
-  --enable-bootstrap-token-auth
-                          accept bootstrap tokens: 'Authorization: Bearer <id>.<secret>' of a
-                          bootstrap.kubernetes.io/token Secret kube-system/bootstrap-token-<id>
-                          authenticates as system:bootstrap:<id> (groups system:bootstrappers,
-                          its auth-extra-groups); RBAC decides what they may do (by default:
-                          discovery, as any authenticated user)
-  --authorization-mode <list>
-                          authorizers in order, as kube-apiserver's flag: RBAC (default),
-                          AlwaysAllow, AlwaysDeny (tests only); system:masters always may do anything
   --controllers <list>    leader-only controllers, as kube-controller-manager's flag: '*' (the
                           default set: namespace, garbagecollector, serviceaccount,
                           root-ca-cert-publisher, podgc, clusterrole-aggregation), 'name' enables, '-name'
@@ -69,7 +62,7 @@ Flags for server:
                           free space kept on the data dir's filesystem: below it the same alarm is
                           raised, before a write could fail for lack of space (default 64Mi; 0 off)
   -h, --help              show this help
-
+${authFlagsUsage}
 Flags for store:
   --id <id>               this member's id (letters, digits, '-' and '_')
   --peers <id,id,...>     every voter of the group, including this member
@@ -106,11 +99,8 @@ Flags for api:
   --client-ca-file <f>    CA that signs client certificates, PEM (required)
   --watch-cache-events <n>  change events each watch cache keeps for resumption (older starts get 410 Gone)
   --name <name>           this replica's name on the console's cluster page (default host:port)
-  --enable-bootstrap-token-auth
-                          accept bootstrap tokens, as for server
   --feature-gates <list>  alpha features, as for server
-  --authorization-mode <list>
-                          authorizers in order, as for server (default RBAC)
+  the authentication and authorization flags below, as for server
   --watch-bookmark-interval <d>
                           BOOKMARK period of watches that allow them, as for server (default 1m)
   -h, --help              show this help
@@ -123,16 +113,14 @@ export interface ServerFlags {
   readonly advertiseAddress?: string;
   readonly dataDir: string;
   readonly tlsSans: readonly string[];
-  /** --enable-bootstrap-token-auth */
-  readonly enableBootstrapTokenAuth: boolean;
+  /** Authentication, authorization and admission flags (deploy/auth-flags.ts). */
+  readonly auth: AuthFlags;
   /** --feature-gates, parsed. */
   readonly featureGates: FeatureGates;
   /** --controllers, parsed (parseControllersFlag): '*', '<name>', '-<name>' with canonical names. */
   readonly controllers: readonly string[];
   /** --watch-bookmark-interval in ms. */
   readonly bookmarkIntervalMs: number;
-  /** --authorization-mode, parsed (default RBAC). */
-  readonly authorizationModes: readonly AuthorizationMode[];
   /** --quota-backend-bytes (0: the default). */
   readonly quotaBackendBytes: number;
   /** --storage-reserve-bytes. */
@@ -148,10 +136,9 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
       'advertise-address': { type: 'string' },
       'data-dir': { type: 'string', default: '.kstore' },
       'tls-san': { type: 'string', multiple: true, default: [] },
-      'enable-bootstrap-token-auth': { type: 'boolean', default: false },
+      ...authFlagOptions,
       'feature-gates': { type: 'string' },
       controllers: { type: 'string', default: '*' },
-      'authorization-mode': { type: 'string', default: authorizationModeDefault },
       'watch-bookmark-interval': { type: 'string', default: '1m' },
       'quota-backend-bytes': { type: 'string', default: '0' },
       'storage-reserve-bytes': { type: 'string', default: String(storageReserveBytesDefault) },
@@ -166,10 +153,9 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
   return {
     port, bindAddress: values['bind-address'], dataDir: values['data-dir'], tlsSans: values['tls-san'],
     ...(values['advertise-address'] === undefined ? {} : { advertiseAddress: checkAdvertiseAddress(values['advertise-address']) }),
-    enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'], controllers: parseControllersFlag(values.controllers),
+    auth: parseAuthFlags(values), controllers: parseControllersFlag(values.controllers),
     featureGates: parseFeatureGates(values['feature-gates']),
     bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']),
-    authorizationModes: parseAuthorizationModes(values['authorization-mode']),
     quotaBackendBytes: parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes'),
     storageReserveBytes: parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes'),
   };

@@ -143,7 +143,8 @@ export const alwaysAllowAuthorizer: Authorizer = { name: 'AlwaysAllow', authoriz
 /** kube's alwaysDenyAuthorizer: no opinion, "Everything is forbidden." */
 export const alwaysDenyAuthorizer: Authorizer = { name: 'AlwaysDeny', authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) };
 
-export const authorizationModes = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+/** kube-apiserver's --authorization-mode values. */
+export const authorizationModes = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof authorizationModes)[number];
 export const authorizationModeDefault = 'RBAC';
 
@@ -154,8 +155,7 @@ export function parseAuthorizationModes(value: string): AuthorizationMode[] {
   const seen = new Set<string>();
   for (const mode of modes) {
     if (!(authorizationModes as readonly string[]).includes(mode)) {
-      const known = ['ABAC', 'Node', 'Webhook'].includes(mode) ? ' (not supported by kstore)' : '';
-      throw new Error(`authorization-mode ${JSON.stringify(mode)} is not a valid mode${known}; valid modes: ${authorizationModes.join(', ')}`);
+      throw new Error(`authorization-mode ${JSON.stringify(mode)} is not a valid mode; valid modes: ${authorizationModes.join(', ')}`);
     }
     if (seen.has(mode)) throw new Error(`authorization-mode ${JSON.stringify(mode)} has mode specified more than once`);
     seen.add(mode);

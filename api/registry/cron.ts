@@ -7,6 +7,7 @@
 // against the IANA database ICU carries (Intl), with the tz database's naming rules (names are
 // case-sensitive and every component starts with a capital letter, as the zoneinfo files are
 // named). Pure functions: a schedule's error message, or undefined when it parses.
+import { parseGoDurationNanos } from '../go-duration.ts';
 
 interface Bounds {
   readonly min: number;
@@ -94,25 +95,12 @@ function checkField(field: string, bounds: Bounds): void {
   }
 }
 
-const durationUnits = new Set(['ns', 'us', 'µs', 'μs', 'ms', 's', 'm', 'h']);
-
 /** Go's time.ParseDuration, for its error text ("time: invalid duration ..."); the value is not needed. */
 function checkGoDuration(text: string): void {
-  const invalid = () => new CronError(`time: invalid duration ${goQuote(text)}`);
-  let rest = text;
-  if (rest.startsWith('-') || rest.startsWith('+')) rest = rest.slice(1);
-  if (rest === '0') return;
-  if (rest === '') throw invalid();
-  while (rest !== '') {
-    const number = /^(\d*)(?:\.(\d*))?/.exec(rest)!;
-    const whole = number[1] ?? '';
-    const fraction = number[2];
-    if (whole === '' && (fraction === undefined || fraction === '')) throw invalid();
-    rest = rest.slice(number[0].length);
-    const unit = /^[^0-9.]*/.exec(rest)![0];
-    if (unit === '') throw new CronError(`time: missing unit in duration ${goQuote(text)}`);
-    if (!durationUnits.has(unit)) throw new CronError(`time: unknown unit ${goQuote(unit)} in duration ${goQuote(text)}`);
-    rest = rest.slice(unit.length);
+  try {
+    parseGoDurationNanos(text);
+  } catch (error) {
+    throw new CronError(error instanceof Error ? error.message : String(error));
   }
 }
 

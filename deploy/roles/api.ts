@@ -6,8 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
-import { authorizationModeDefault, authorizersFor, bearerTokenAuthenticator, bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, parseAuthorizationModes, parseFeatureGates, StoreClient } from '../../api/index.ts';
-import type { AuthorizationMode } from '../../api/index.ts';
+import { buildServer, clusterView, parseFeatureGates, StoreClient } from '../../api/index.ts';
+import { authFlagOptions, parseAuthFlags } from '../auth-flags.ts';
+import type { AuthFlags } from '../auth-flags.ts';
+import { wireAuth } from '../auth-wiring.ts';
 import type { FeatureGates } from '../../api/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { EventStreamReader, parseDuration } from '../event-stream/index.ts';
@@ -40,14 +42,12 @@ export interface ApiFlags {
   readonly watchCacheEvents?: number;
   /** This replica's name among the replicas (console, /kstore/cluster); default host:port. */
   readonly name?: string;
-  /** --enable-bootstrap-token-auth: bootstrap tokens from the replica's copy of kube-system secrets. */
-  readonly enableBootstrapTokenAuth?: boolean;
+  /** Authentication, authorization and admission flags (deploy/auth-flags.ts). */
+  readonly auth: AuthFlags;
   /** --feature-gates, parsed. */
   readonly featureGates?: FeatureGates;
   /** --watch-bookmark-interval in ms. */
   readonly bookmarkIntervalMs?: number;
-  /** --authorization-mode, parsed (default RBAC). */
-  readonly authorizationModes?: readonly AuthorizationMode[];
 }
 
 /** Parses `kstore api` flags; undefined for --help. */
@@ -58,7 +58,7 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
       nats: { type: 'string' }, port: { type: 'string', default: '6443' }, 'bind-address': { type: 'string', default: '127.0.0.1' }, 'advertise-address': { type: 'string' },
       cluster: { type: 'string', default: 'kstore' }, group: { type: 'string', default: 'main' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'client-ca-file': { type: 'string' },
-      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, 'enable-bootstrap-token-auth': { type: 'boolean' }, 'feature-gates': { type: 'string' }, 'authorization-mode': { type: 'string' }, 'watch-bookmark-interval': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'watch-cache-events': { type: 'string' }, name: { type: 'string' }, ...authFlagOptions, 'feature-gates': { type: 'string' }, 'watch-bookmark-interval': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help === true) return undefined;
@@ -80,9 +80,8 @@ export function parseApiFlags(argv: readonly string[]): ApiFlags | undefined {
     natsServers, port, bindAddress: values['bind-address'], cluster: values.cluster, group: values.group,
     ...(values['advertise-address'] === undefined ? {} : { advertiseAddress: checkAdvertiseAddress(values['advertise-address']) }),
     tlsCertFile: cert, tlsPrivateKeyFile: key, clientCaFile: ca, ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
-    ...(values.name === undefined || values.name === '' ? {} : { name: values.name }), enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
+    ...(values.name === undefined || values.name === '' ? {} : { name: values.name }), auth: parseAuthFlags(values),
     featureGates: parseFeatureGates(values['feature-gates']),
-    authorizationModes: parseAuthorizationModes(values['authorization-mode'] ?? authorizationModeDefault),
     ...(values['watch-bookmark-interval'] === undefined ? {} : { bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']) }),
   };
 }
@@ -137,12 +136,13 @@ export async function runApi(flags: ApiFlags): Promise<void> {
       endpoint: () => (advertised === undefined || port === '' ? undefined : { ip: advertised, port: Number(port) }),
     },
   });
+  const auth = await wireAuth({ flags: flags.auth, store: client });
   const { app } = await buildServer({
     clusterView: () => clusterView(raftStatus.members(), announcer.replicas()),
     store: client,
     tls: { key, cert, clientCa },
-    authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth === true ? [bearerTokenAuthenticator([bootstrapTokenAuthenticator(client)])] : [])],
-    authorizers: authorizersFor(flags.authorizationModes ?? parseAuthorizationModes(authorizationModeDefault), client),
+    authenticators: auth.authenticators,
+    authorizers: auth.authorizers,
     ...(flags.featureGates === undefined ? {} : { featureGates: flags.featureGates }),
     ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),
     ...(flags.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: flags.bookmarkIntervalMs }),
@@ -183,6 +183,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   clearInterval(lagTimer);
   await raftStatus.stop();
   await app.close();
+  auth.close();
   await replica.stop();
   natsClient.close();
   await connection.drain().catch(() => connection.close());

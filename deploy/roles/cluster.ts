@@ -22,7 +22,7 @@ import { storeSubjects } from '../../raft/node/index.ts';
 import type { MemberStatus, MemberStorageReport } from '../../raft/node/index.ts';
 import { parseByteSize } from '../storage-quota.ts';
 import { parseDuration } from '../event-stream/index.ts';
-import { parseAuthorizationModes } from '../../api/index.ts';
+import { authFlagArguments, authFlagOptions, parseAuthFlags } from '../auth-flags.ts';
 import { storeFailedExitCode } from './store.ts';
 
 const kstoreExecutable = fileURLToPath(new URL('../kstore.mjs', import.meta.url));
@@ -64,13 +64,12 @@ Flags:
                            API replicas base+30+i (default: free ports at every up)
   --controllers <list>     the store members' leader-only controllers (default '*'; up only), e.g.
                            '*,tokencleaner,bootstrapsigner'
-  --enable-bootstrap-token-auth
-                           API replicas accept bootstrap tokens (up only)
   --feature-gates <list>   the API replicas' alpha features, e.g. AllowUnsafeMalformedObjectDeletion=true (up only)
   --watch-bookmark-interval <d>
                            the API replicas' BOOKMARK period for watches that allow them (default 1m; up only)
-  --authorization-mode <list>
-                           the API replicas' authorizers, e.g. RBAC or AlwaysAllow (default RBAC; up only)
+  the authentication and authorization flags of kstore api (--enable-bootstrap-token-auth,
+  --authorization-mode, --token-auth-file, ...; see kstore --help)
+                           given to every API replica (up only); file paths are made absolute
   --quota-backend-bytes <n>, --storage-reserve-bytes <n>
                            the store members' space quota and free-space reserve, as for kstore store
                            (defaults 2Gi and 64Mi; up only)
@@ -118,14 +117,16 @@ export interface ClusterFile {
   readonly eventsMaxAge: string;
   /** --controllers of the store members (absent in files of earlier versions: '*'). */
   readonly controllers?: string;
-  /** Whether the API replicas accept bootstrap tokens. */
+  /** Whether the API replicas accept bootstrap tokens (files of earlier versions; now in apiAuthArgs). */
   readonly bootstrapTokenAuth?: boolean;
   /** --feature-gates of the API replicas, as given ('' for none). */
   readonly featureGates?: string;
   /** --watch-bookmark-interval of the API replicas, as given ('' for their default). */
   readonly watchBookmarkInterval?: string;
-  /** --authorization-mode of the API replicas, as given ('' for their default, RBAC). */
+  /** --authorization-mode of the API replicas (files of earlier versions; now in apiAuthArgs). */
   readonly authorizationMode?: string;
+  /** The authentication and authorization flags every API replica gets (deploy/auth-flags.ts), file paths absolute. */
+  readonly apiAuthArgs?: readonly string[];
   /** --quota-backend-bytes and --storage-reserve-bytes of the store members, as given ('' for their defaults). */
   readonly quotaBackendBytes?: string;
   readonly storageReserveBytes?: string;
@@ -141,10 +142,10 @@ interface UpFlags {
   readonly eventsMaxAge: string;
   readonly portBase: number | undefined;
   readonly controllers: string;
-  readonly bootstrapTokenAuth: boolean;
   readonly featureGates: string;
   readonly watchBookmarkInterval: string;
-  readonly authorizationMode: string;
+  /** The auth flags given to up, as arguments for every API replica. */
+  readonly apiAuthArgs: readonly string[];
   readonly quotaBackendBytes: string;
   readonly storageReserveBytes: string;
 }
@@ -170,10 +171,9 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
       'events-max-age': { type: 'string', default: '5m' },
       'port-base': { type: 'string' },
       controllers: { type: 'string', default: '*' },
-      'enable-bootstrap-token-auth': { type: 'boolean', default: false },
+      ...authFlagOptions,
       'feature-gates': { type: 'string', default: '' },
       'watch-bookmark-interval': { type: 'string', default: '' },
-      'authorization-mode': { type: 'string', default: '' },
       'quota-backend-bytes': { type: 'string', default: '' },
       'storage-reserve-bytes': { type: 'string', default: '' },
       json: { type: 'boolean', default: false },
@@ -184,7 +184,8 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
   if (values.help) return undefined;
   if (values['data-dir'] === undefined) throw new Error('--data-dir is required');
   if (values['watch-bookmark-interval'] !== '') parseDuration(values['watch-bookmark-interval']);
-  if (values['authorization-mode'] !== '') parseAuthorizationModes(values['authorization-mode']);
+  // Checked here so that up refuses what every replica would refuse.
+  parseAuthFlags(values);
   if (values['quota-backend-bytes'] !== '') parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes');
   if (values['storage-reserve-bytes'] !== '') parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes');
   const portBase = values['port-base'] === undefined ? undefined : Number(values['port-base']);
@@ -194,8 +195,8 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
     up: {
       dataDir: path.resolve(values['data-dir']), stores: positiveInt(values.stores, '--stores', 1), apis: positiveInt(values.apis, '--apis', 0),
       natsServers: positiveInt(values['nats-servers'], '--nats-servers', 1), eventsMaxAge: values['events-max-age'], portBase,
-      controllers: values.controllers, bootstrapTokenAuth: values['enable-bootstrap-token-auth'], featureGates: values['feature-gates'],
-      watchBookmarkInterval: values['watch-bookmark-interval'], authorizationMode: values['authorization-mode'],
+      controllers: values.controllers, featureGates: values['feature-gates'],
+      watchBookmarkInterval: values['watch-bookmark-interval'], apiAuthArgs: authFlagArguments(values),
       quotaBackendBytes: values['quota-backend-bytes'], storageReserveBytes: values['storage-reserve-bytes'],
     },
   };
@@ -520,12 +521,18 @@ function supervisedStoreCommand(member: Parameters<typeof storeCommand>[0]): str
 }
 
 /** The command line of an API replica `up` starts (also when it restarts a dead one). */
-function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string; bootstrapTokenAuth: boolean; featureGates: string; watchBookmarkInterval: string; authorizationMode: string }): string[] {
+function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: number; pki: Pki; cluster: string; group: string; featureGates: string; watchBookmarkInterval: string; authArgs: readonly string[] }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'api', '--nats', replica.natsUrls.join(','), '--port', String(replica.port), '--bind-address', '127.0.0.1',
     '--tls-cert-file', replica.pki.paths.serverCert, '--tls-private-key-file', replica.pki.paths.serverKey, '--client-ca-file', replica.pki.paths.caCert,
-    '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name, ...(replica.bootstrapTokenAuth ? ['--enable-bootstrap-token-auth'] : []), ...(replica.featureGates === '' ? [] : ['--feature-gates', replica.featureGates]),
+    '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name, ...(replica.featureGates === '' ? [] : ['--feature-gates', replica.featureGates]),
     ...(replica.watchBookmarkInterval === '' ? [] : ['--watch-bookmark-interval', replica.watchBookmarkInterval]),
-    ...(replica.authorizationMode === '' ? [] : ['--authorization-mode', replica.authorizationMode])];
+    ...replica.authArgs];
+}
+
+/** The API replicas' auth flags a cluster file records (files of earlier versions kept two fields). */
+function apiAuthArgsOf(file: ClusterFile): readonly string[] {
+  if (file.apiAuthArgs !== undefined) return file.apiAuthArgs;
+  return [...(file.bootstrapTokenAuth === true ? ['--enable-bootstrap-token-auth'] : []), ...(file.authorizationMode === undefined || file.authorizationMode === '' ? [] : ['--authorization-mode', file.authorizationMode])];
 }
 
 /** Reports why `up` failed (with the failing log's tail), stops what it started, exit code 1. */
@@ -579,8 +586,8 @@ async function clusterUp(flags: UpFlags): Promise<number> {
   const write = async (): Promise<ClusterFile> => {
     const file: ClusterFile = {
       cluster: clusterName, group: groupName, dataDir, natsUrls: nats.map((server) => server.url), nats, stores, apis, kubeconfig,
-      eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, bootstrapTokenAuth: flags.bootstrapTokenAuth, featureGates: flags.featureGates,
-      watchBookmarkInterval: flags.watchBookmarkInterval, authorizationMode: flags.authorizationMode,
+      eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, featureGates: flags.featureGates,
+      watchBookmarkInterval: flags.watchBookmarkInterval, apiAuthArgs: flags.apiAuthArgs,
       quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes, versions,
       startedAt: new Date().toISOString(),
     };
@@ -660,7 +667,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, bootstrapTokenAuth: flags.bootstrapTokenAuth, featureGates: flags.featureGates, watchBookmarkInterval: flags.watchBookmarkInterval, authorizationMode: flags.authorizationMode }), log);
+        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, featureGates: flags.featureGates, watchBookmarkInterval: flags.watchBookmarkInterval, authArgs: flags.apiAuthArgs }), log);
         started.push({ name: `api ${name}`, pid });
         apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
         await write();
@@ -725,7 +732,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       }
       const pki = await ensurePki(file.dataDir, []);
       const from = logSize(api.log);
-      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, bootstrapTokenAuth: file.bootstrapTokenAuth ?? false, featureGates: file.featureGates ?? '', watchBookmarkInterval: file.watchBookmarkInterval ?? '', authorizationMode: file.authorizationMode ?? '' }), api.log);
+      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, featureGates: file.featureGates ?? '', watchBookmarkInterval: file.watchBookmarkInterval ?? '', authArgs: apiAuthArgsOf(file) }), api.log);
       started.push({ name: `api ${api.name}`, pid });
       await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
       restarted.push(`api ${api.name} (pid ${pid})`);

@@ -2,7 +2,8 @@
 // the single-member store, the API tier over HTTPS, the system namespaces that exist from the
 // first start, and graceful shutdown on SIGTERM/SIGINT. Wiring only: no logic of its own.
 import path from 'node:path';
-import { authorizersFor, bearerTokenAuthenticator, bootstrapTokenAuthenticator, buildServer, certificateAuthenticator, clusterView, formatTime, StoreClient } from '../../api/index.ts';
+import { buildServer, clusterView, formatTime, StoreClient } from '../../api/index.ts';
+import { wireAuth } from '../auth-wiring.ts';
 import type { ServerFlags } from '../cli.ts';
 import { createControllers } from '../../actors/controllers/index.ts';
 import type { ControllerContext } from '../../actors/controllers/index.ts';
@@ -51,6 +52,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const controllers: Controller[] = createControllers(controllerContext, flags.controllers);
   for (const controller of controllers) controller.start();
   let serverUrl = '';
+  const auth = await wireAuth({ flags: flags.auth, store: client });
   const { app } = await buildServer({
     store: client,
     // One member, and this server as the one API replica.
@@ -62,8 +64,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
       );
     },
     tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
-    authenticators: [certificateAuthenticator, ...(flags.enableBootstrapTokenAuth ? [bearerTokenAuthenticator([bootstrapTokenAuthenticator(client)])] : [])],
-    authorizers: authorizersFor(flags.authorizationModes, client),
+    authenticators: auth.authenticators,
+    authorizers: auth.authorizers,
     featureGates: flags.featureGates,
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     gauges: [
@@ -118,6 +120,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   serviceCidr.stop();
   for (const controller of controllers) await controller.stop();
   await app.close();
+  auth.close();
   await store.close();
   process.stdout.write('kstore stopped\n');
 }

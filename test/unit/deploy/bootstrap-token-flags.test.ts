@@ -12,8 +12,8 @@ afterEach(() => {
 
 describe('bootstrap token flags', () => {
   it('kstore api takes --enable-bootstrap-token-auth (off unless given)', () => {
-    expect(parseApiFlags([...required, '--enable-bootstrap-token-auth'])?.enableBootstrapTokenAuth).toBe(true);
-    expect(parseApiFlags(required)?.enableBootstrapTokenAuth).toBe(false);
+    expect(parseApiFlags([...required, '--enable-bootstrap-token-auth'])?.auth.enableBootstrapTokenAuth).toBe(true);
+    expect(parseApiFlags(required)?.auth.enableBootstrapTokenAuth).toBe(false);
   });
 
   it('kstore server refuses an unknown controller name', async () => {
