@@ -27,3 +27,4 @@ export type { ApfBootstrapObject } from './registry/apf-bootstrap-configuration.
 export { defaultFlowSchemaSpec, defaultPriorityLevelSpec, sameApfSpec } from './registry/strategy-flowcontrol.ts';
 export { autoRegisterManagedLabel, localApiServices } from './registry/strategy-apiregistration.ts';
 export { reviewResources } from './discovery.ts';
+export { formatGoDuration, parseGoDuration, parseGoDurationNanos } from './go-duration.ts';

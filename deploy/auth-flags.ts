@@ -5,9 +5,8 @@
 // to every API replica (`authFlagArguments`). Building the authenticators and authorizers from
 // the parsed flags is deploy/auth-wiring.ts's job.
 import path from 'node:path';
-import { parseAuthorizationModes } from '../api/index.ts';
+import { parseAuthorizationModes, parseGoDuration } from '../api/index.ts';
 import type { AuthorizationMode } from '../api/index.ts';
-import { parseGoDuration } from '../api/go-duration.ts';
 
 /** parseArgs options of every flag this module owns (spread into a role's own options). */
 export const authFlagOptions = {
