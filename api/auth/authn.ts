@@ -1,14 +1,24 @@
 // Owns: authentication of every request (who is calling), as a fastify plugin that runs first
 // in onRequest. It decorates the request with `requestInfo` (api/request-info.ts) and `user`.
-// Authenticators form a chain like kube-apiserver's union authenticator: the first one that
-// recognises credentials decides; one that finds bad credentials fails the request with 401.
-// The chain holds the TLS client-certificate authenticator and, with
-// --enable-bootstrap-token-auth, the bootstrap token authenticator (bootstrap-token-authn.ts);
-// other bearer tokens and anonymous access plug in here later. This module does not authorize
-// anything.
-import type { TLSSocket, PeerCertificate } from 'node:tls';
+// The flow is kube-apiserver's: the authenticators form a union (the first that authenticates
+// wins; a rejection only counts when none does); when none authenticates, a rejection is a 401
+// and never anonymous (kube's FailOnError union), and a request nobody recognised is
+// system:anonymous when anonymous auth allows it on the request's path (anonymous.ts), else a
+// 401. After a successful authentication the Authorization header and the authenticating
+// proxy's headers (the standard X-Remote-* ones always, and the configured ones) are removed
+// from the request, so nothing downstream (a proxied request) sees them. Also owns the TLS
+// client-certificate authenticator: `certificateAuthenticatorFor(clientCaPem)` verifies the
+// presented chain against the --client-ca-file bundle itself (node's TLS server is given every
+// trusted CA, so `socket.authorized` cannot say which one verified a certificate);
+// `certificateAuthenticator` trusts whatever node verified. The chain members live elsewhere:
+// tokens (bearerTokenAuthenticator over token-file.ts, bootstrap-token-authn.ts, ...), the
+// authenticating proxy (request-header.ts). This module does not authorize anything.
+import { X509Certificate } from 'node:crypto';
+import type { TLSSocket, PeerCertificate, DetailedPeerCertificate } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { anonymousUserFor, anonymousUserName, unauthenticatedGroup } from './anonymous.ts';
+import type { AnonymousAuthConfig } from './anonymous.ts';
 import { resolveRequestInfo } from '../request-info.ts';
 import type { KindLookup } from '../registry/kind-registry.ts';
 import type { QueryParameters, RequestInfo } from '../request-info.ts';
@@ -24,6 +34,16 @@ export interface UserInfo {
 
 /** Every authenticated user is a member of this group (spec: Authentication). */
 export const authenticatedGroup = 'system:authenticated';
+
+/**
+ * kube's AuthenticatedGroupAdder: adds system:authenticated to an authenticated user unless it
+ * is system:anonymous or already in system:authenticated or system:unauthenticated.
+ */
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.name === anonymousUserName) return user;
+  if (user.groups.some((group) => group === authenticatedGroup || group === unauthenticatedGroup)) return user;
+  return { ...user, groups: [...user.groups, authenticatedGroup] };
+}
 
 /**
  * What one authenticator concluded: `noCredentials` lets the next one try; `rejected` means
@@ -105,11 +125,42 @@ declare module 'fastify' {
   }
 }
 
+/** The header names an authenticating proxy uses (request-header.ts); they are removed after authentication. */
+export interface ProxyHeaderNames {
+  readonly usernameHeaders: readonly string[];
+  readonly uidHeaders: readonly string[];
+  readonly groupHeaders: readonly string[];
+  readonly extraHeaderPrefixes: readonly string[];
+}
+
+/** The standard front-proxy headers kube's authentication filter always removes. */
+export const standardProxyHeaderNames: ProxyHeaderNames = {
+  usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'],
+};
+
 export interface AuthnOptions {
   /** Tried in order; defaults to the client-certificate authenticator alone. */
   readonly authenticators?: readonly Authenticator[];
   /** The kinds request URLs are resolved against (default: the built-in kinds alone). */
   readonly kinds?: KindLookup;
+  /** Anonymous requests (anonymous.ts); absent: disabled, an unrecognised request is a 401. */
+  readonly anonymous?: AnonymousAuthConfig;
+  /** The configured request-header names (--requestheader-*), removed like the standard ones. */
+  readonly proxyHeaders?: ProxyHeaderNames;
+}
+
+/**
+ * Removes the proxy headers `names` from `headers` (kube's ClearAuthenticationHeaders): the
+ * named headers, and every header starting with an extra-header prefix, case-insensitively.
+ */
+export function clearProxyHeaders(headers: Record<string, unknown>, names: ProxyHeaderNames): void {
+  for (const name of [...names.usernameHeaders, ...names.uidHeaders, ...names.groupHeaders]) delete headers[name.toLowerCase()];
+  const prefixes = names.extraHeaderPrefixes.map((prefix) => prefix.toLowerCase());
+  if (prefixes.length === 0) return;
+  for (const key of Object.keys(headers)) {
+    const lower = key.toLowerCase();
+    if (prefixes.some((prefix) => lower.startsWith(prefix))) delete headers[key];
+  }
 }
 
 /** The extended key usage a client certificate must allow when it lists any (RFC 5280 4.2.1.12). */
@@ -129,6 +180,11 @@ function tlsSocketOf(request: FastifyRequest): TLSSocket | undefined {
 
 function allowsClientAuth(certificate: PeerCertificate): boolean {
   const usages = certificate.ext_key_usage;
+  if (usages === undefined || usages.length === 0) return true;
+  return usages.includes(clientAuthUsageOid) || usages.includes(anyExtendedKeyUsageOid);
+}
+
+function usagesAllowClientAuth(usages: readonly string[] | undefined): boolean {
   if (usages === undefined || usages.length === 0) return true;
   return usages.includes(clientAuthUsageOid) || usages.includes(anyExtendedKeyUsageOid);
 }
@@ -179,16 +235,175 @@ function authenticateCertificate(socket: TLSSocket): AuthenticationResult {
   return user === undefined ? { type: 'noCredentials' } : { type: 'authenticated', user };
 }
 
+/** The certificates of a PEM bundle (a CA file); throws when a block is not a certificate. */
+export function parseCertificateBundle(pem: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.map((block) => new X509Certificate(block));
+}
+
+/** What verifying a connection's client certificate against one CA bundle gave. */
+export type ClientCertificateVerification =
+  | { readonly type: 'none' }
+  | { readonly type: 'verified'; readonly leaf: PeerCertificate }
+  | { readonly type: 'rejected'; readonly reason: string };
+
+/** How deep a presented chain may be (leaf, intermediates, root). */
+const maxChainLength = 10;
+
+function validAt(certificate: X509Certificate, now: number): boolean {
+  return Date.parse(certificate.validFrom) <= now && now <= Date.parse(certificate.validTo);
+}
+
+function issuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
+  return certificate.checkIssued(issuer) && certificate.verify(issuer.publicKey);
+}
+
+/** The DER of the presented certificates after the leaf (node's detailed peer certificate chain). */
+function presentedChain(leaf: DetailedPeerCertificate): Buffer[] {
+  const chain: Buffer[] = [];
+  const seen = new Set<string>([leaf.fingerprint256]);
+  let next = leaf.issuerCertificate as DetailedPeerCertificate | undefined;
+  while (next !== undefined && next.raw !== undefined && !seen.has(next.fingerprint256)) {
+    seen.add(next.fingerprint256);
+    chain.push(next.raw);
+    next = next.issuerCertificate as DetailedPeerCertificate | undefined;
+  }
+  return chain;
+}
+
+/**
+ * Verifies a leaf certificate against `roots`, through the presented intermediates, at time
+ * `now` (as Go's x509 Verify with the client-auth key usage): every certificate of the chain
+ * is within its validity, intermediates are CAs, each certificate is signed by the next, and
+ * none restricts its extended key usage to something other than client auth. Returns the
+ * failure reason, or undefined when a chain to a root exists.
+ */
+export function verifyCertificateChain(
+  leafDer: Buffer, intermediatesDer: readonly Buffer[], roots: readonly X509Certificate[], now: number,
+): string | undefined {
+  const leaf = new X509Certificate(leafDer);
+  if (!validAt(leaf, now)) return 'x509: certificate has expired or is not yet valid';
+  if (!usagesAllowClientAuth(leaf.keyUsage)) return 'x509: certificate specifies an incompatible key usage';
+  const candidates = intermediatesDer.map((der) => new X509Certificate(der));
+  const used = new Set<string>([leaf.fingerprint256]);
+  let current = leaf;
+  for (let depth = 1; depth < maxChainLength; depth += 1) {
+    const root = roots.find((candidate) => issuedBy(current, candidate));
+    if (root !== undefined) {
+      if (!validAt(root, now)) return 'x509: certificate has expired or is not yet valid';
+      if (!usagesAllowClientAuth(root.keyUsage)) return 'x509: certificate specifies an incompatible key usage';
+      return undefined;
+    }
+    const issuer = candidates.find((candidate) => !used.has(candidate.fingerprint256) && candidate.ca && issuedBy(current, candidate));
+    if (issuer === undefined) return 'x509: certificate signed by unknown authority';
+    if (!validAt(issuer, now)) return 'x509: certificate has expired or is not yet valid';
+    if (!usagesAllowClientAuth(issuer.keyUsage)) return 'x509: certificate specifies an incompatible key usage';
+    used.add(issuer.fingerprint256);
+    current = issuer;
+  }
+  return 'x509: too many intermediates for path length constraint';
+}
+
+/** Go prints a certificate's serial number in decimal (kube's certificateIdentifier). */
+function serialInDecimal(serial: string): string {
+  try {
+    return BigInt(`0x${serial}`).toString(10);
+  } catch {
+    return serial;
+  }
+}
+
+/**
+ * A verifier of connections' client certificates against the CA bundle `caPem`, its outcome
+ * cached per connection (the certificate and the bundle do not change while it lives). An
+ * empty bundle verifies nothing (`none`, as kube's authenticators with no CA content).
+ */
+export function clientCertificateVerifier(caPem: string, now: () => number = Date.now): (request: FastifyRequest) => ClientCertificateVerification {
+  const roots = parseCertificateBundle(caPem);
+  const results = new WeakMap<TLSSocket, ClientCertificateVerification>();
+  return (request) => {
+    const socket = tlsSocketOf(request);
+    if (socket === undefined || roots.length === 0) return { type: 'none' };
+    const known = results.get(socket);
+    if (known !== undefined) return known;
+    const leaf = socket.getPeerCertificate(true);
+    let result: ClientCertificateVerification;
+    if (leaf === null || leaf.raw === undefined) result = { type: 'none' };
+    else {
+      const failure = verifyCertificateChain(leaf.raw, presentedChain(leaf), roots, now());
+      result = failure === undefined
+        ? { type: 'verified', leaf }
+        : { type: 'rejected', reason: `verifying certificate SN=${serialInDecimal(leaf.serialNumber)} failed: ${failure}` };
+    }
+    results.set(socket, result);
+    return result;
+  };
+}
+
+/**
+ * The client-certificate authenticator for --client-ca-file (kube's x509 authenticator with
+ * CommonNameUserConversion): a certificate that chains to `clientCaPem` is the user of its CN
+ * in the groups of its O values; one that does not is rejected (another authenticator, e.g.
+ * the authenticating proxy's, may still succeed); no certificate or an empty CN: noCredentials.
+ */
+export function certificateAuthenticatorFor(clientCaPem: string, now: () => number = Date.now): Authenticator {
+  const verify = clientCertificateVerifier(clientCaPem, now);
+  return (request) => {
+    const verification = verify(request);
+    if (verification.type === 'none') return { type: 'noCredentials' };
+    if (verification.type === 'rejected') return verification;
+    const user = userFromCertificate(verification.leaf);
+    return user === undefined ? { type: 'noCredentials' } : { type: 'authenticated', user };
+  };
+}
+
+/**
+ * Runs the chain as kube's union authenticator: the first `authenticated` wins; otherwise
+ * `rejected` with every rejection's reason when there was any, else `noCredentials`.
+ */
+export async function authenticateRequest(
+  request: FastifyRequest, authenticators: readonly Authenticator[],
+): Promise<AuthenticationResult> {
+  const reasons: string[] = [];
+  for (const authenticator of authenticators) {
+    const result = await authenticator(request);
+    if (result.type === 'authenticated') return result;
+    if (result.type === 'rejected') reasons.push(result.reason);
+  }
+  return reasons.length === 0 ? { type: 'noCredentials' } : { type: 'rejected', reason: reasons.join(', ') };
+}
+
 /** Runs the chain; the first `authenticated` wins, otherwise undefined (caller answers 401). */
 export async function authenticate(
   request: FastifyRequest, authenticators: readonly Authenticator[],
 ): Promise<UserInfo | undefined> {
-  for (const authenticator of authenticators) {
-    const result = await authenticator(request);
-    if (result.type === 'authenticated') return result.user;
-    if (result.type === 'rejected') request.log.debug({ reason: result.reason }, 'authentication rejected');
+  const result = await authenticateRequest(request, authenticators);
+  if (result.type === 'rejected') request.log.debug({ reason: result.reason }, 'authentication rejected');
+  return result.type === 'authenticated' ? result.user : undefined;
+}
+
+/**
+ * The whole decision for one request: the union's user; else, when nothing was rejected, the
+ * anonymous user if `anonymous` allows it on the request's path; else undefined (401).
+ */
+export async function authenticateWithAnonymous(
+  request: FastifyRequest, authenticators: readonly Authenticator[], anonymous: AnonymousAuthConfig | undefined,
+): Promise<UserInfo | undefined> {
+  const result = await authenticateRequest(request, authenticators);
+  if (result.type === 'authenticated') return result.user;
+  if (result.type === 'rejected') {
+    request.log.debug({ reason: result.reason }, 'authentication rejected');
+    return undefined;
   }
-  return undefined;
+  return anonymousUserFor(anonymous, request);
+}
+
+/** Removes the credentials kube's authentication filter removes once a request is authenticated. */
+function removeCredentials(request: FastifyRequest, proxyHeaders: ProxyHeaderNames | undefined): void {
+  const headers = request.raw.headers as Record<string, unknown>;
+  delete headers['authorization'];
+  clearProxyHeaders(headers, standardProxyHeaderNames);
+  if (proxyHeaders !== undefined) clearProxyHeaders(headers, proxyHeaders);
 }
 
 async function sendUnauthorized(reply: FastifyReply): Promise<FastifyReply> {
@@ -206,8 +421,9 @@ async function authnPluginBody(app: FastifyInstance, options: AuthnOptions): Pro
     request.requestInfo = resolveRequestInfo(request.method, request.url.split('?', 1)[0] ?? '/', request.query as QueryParameters, options.kinds);
     const rejection = request.requestInfo.rejection;
     if (rejection?.beforeAuthentication === true) return reply.code(rejection.error.code).type('application/json').send(rejection.error.status);
-    const user = await authenticate(request, authenticators);
+    const user = await authenticateWithAnonymous(request, authenticators, options.anonymous);
     if (user === undefined) return sendUnauthorized(reply);
+    removeCredentials(request, options.proxyHeaders);
     request.user = user;
     return undefined;
   });
