@@ -6,6 +6,7 @@
 import type { ClusterState } from '../cluster-state.ts';
 import type { Command } from '../commands.ts';
 import type { CommandResult } from '../results.ts';
+import type { ClusterSigning } from './csr-signing.ts';
 
 export interface ControllerContext {
   readonly state: ClusterState;
@@ -16,6 +17,11 @@ export interface ControllerContext {
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
   /** The cluster CA certificate (PEM) the root CA publisher puts in every namespace (kube-controller-manager's --root-ca-file); absent: not published. */
   readonly rootCertificate?: string;
+  /**
+   * The CA csrsigning signs with (kube-controller-manager's --cluster-signing-cert-file,
+   * --cluster-signing-key-file, --cluster-signing-duration, default 8760h); absent: no signing.
+   */
+  readonly clusterSigning?: ClusterSigning;
 }
 
 export interface Controller {

@@ -9,4 +9,14 @@ export { TokenCleaner, TokenExpirer, realTimers, tokenCleanerIdentity } from './
 export type { ControllerTimers } from './token-cleaner.ts';
 export { BootstrapSigner, bootstrapSignerIdentity, clusterInfoKey, detachedJws, signedData } from './bootstrap-signer.ts';
 export { ClusterRoleAggregationController, aggregatedRules, clusterRoleAggregationIdentity, labelSelectorMatches } from './clusterrole-aggregation.ts';
+export {
+  CsrSigningController, apiServerClientProblem, approvalOf, certificateControllerIdentity, certificatePem, certificateTtlMs, certificateValidity,
+  clusterSigningDurationDefaultSeconds, csrCollection, csrKey, hasTrueCondition, issueCertificate, issuedCertificate, keyUsagesFromStrings,
+  kubeApiServerClientSignerName, kubeletClientProblem, kubeletClientSignerName, kubeletServingProblem, kubeletServingSignerName,
+  loadCertificateAuthority, parseCertificateRequest, signerProblem,
+} from './csr-signing.ts';
+export type { CertificateAuthority, CertificateRequestInfo, ClusterSigning, IssueParams } from './csr-signing.ts';
+export { CsrApprovingController, subjectAccessAllowed } from './csr-approving.ts';
+export type { CsrApprovingOptions, ReviewAttributes, ReviewUser, SubjectAccessCheck } from './csr-approving.ts';
+export { CsrCleaner, csrCleanerPollingIntervalMs, csrCleanupReason } from './csr-cleaner.ts';
 export { controllerNames, controllersDisabledByDefault, createControllers, enabledControllers, parseControllersFlag } from './registry.ts';

@@ -3,11 +3,16 @@
 // first entry naming a controller decides, otherwise `*` enables it unless it is off by default
 // (tokencleaner and bootstrapsigner, as in kube-controller-manager). Names are kube's, with
 // their short aliases (namespace, garbagecollector, podgc, serviceaccount, root-ca-cert-publisher,
-// clusterrole-aggregation, tokencleaner, bootstrapsigner). The token expirer is not in the list: it is the token
+// clusterrole-aggregation, tokencleaner, bootstrapsigner, csrapproving, csrsigning, csrcleaner).
+// csrsigning runs only with a cluster signing CA, as kube-controller-manager skips it without
+// --cluster-signing-cert-file/--cluster-signing-key-file. The token expirer is not in the list: it is the token
 // lifecycle's clock and always runs.
 import { BootstrapSigner } from './bootstrap-signer.ts';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation.ts';
 import type { Controller, ControllerContext } from './controller.ts';
+import { CsrApprovingController } from './csr-approving.ts';
+import { CsrCleaner } from './csr-cleaner.ts';
+import { CsrSigningController } from './csr-signing.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { NamespaceLifecycleController } from './namespace-lifecycle.ts';
 import { PodGarbageCollector } from './pod-gc.ts';
@@ -17,6 +22,11 @@ import type { ControllerTimers } from './token-cleaner.ts';
 
 type Factory = (context: ControllerContext, timers: ControllerTimers) => Controller;
 
+function requireSigning(context: ControllerContext): NonNullable<ControllerContext['clusterSigning']> {
+  if (context.clusterSigning === undefined) throw new Error('csrsigning needs the cluster signing CA');
+  return context.clusterSigning;
+}
+
 const factories = {
   'namespace-controller': (context) => new NamespaceLifecycleController(context),
   'garbage-collector-controller': (context) => new GarbageCollector(context),
@@ -24,6 +34,9 @@ const factories = {
   'serviceaccount-controller': (context) => serviceAccountController(context),
   'root-ca-certificate-publisher-controller': (context) => rootCaPublisher(context, context.rootCertificate ?? ''),
   'clusterrole-aggregation-controller': (context) => new ClusterRoleAggregationController(context),
+  'certificatesigningrequest-signing-controller': (context) => new CsrSigningController(context, requireSigning(context)),
+  'certificatesigningrequest-approving-controller': (context) => new CsrApprovingController(context),
+  'certificatesigningrequest-cleaner-controller': (context, timers) => new CsrCleaner(context, timers),
   'token-cleaner-controller': (context) => new TokenCleaner(context),
   'bootstrap-signer-controller': (context) => new BootstrapSigner(context),
 } as const satisfies Record<string, Factory>;
@@ -45,6 +58,9 @@ const aliases: Readonly<Record<string, ControllerName>> = {
   tokencleaner: 'token-cleaner-controller',
   bootstrapsigner: 'bootstrap-signer-controller',
   'clusterrole-aggregation': 'clusterrole-aggregation-controller',
+  csrsigning: 'certificatesigningrequest-signing-controller',
+  csrapproving: 'certificatesigningrequest-approving-controller',
+  csrcleaner: 'certificatesigningrequest-cleaner-controller',
 };
 
 function canonical(name: string): ControllerName | undefined {
@@ -84,7 +100,9 @@ export function enabledControllers(entries: readonly string[] = ['*']): Controll
 
 /** The token expirer, then each enabled controller (not started). */
 export function createControllers(context: ControllerContext, entries: readonly string[] = ['*'], timers: ControllerTimers = realTimers): Controller[] {
-  // Without a CA there is nothing to publish (kube-controller-manager then uses its own serving CA; we have none).
-  const enabled = enabledControllers(entries).filter((name) => name !== 'root-ca-certificate-publisher-controller' || context.rootCertificate !== undefined);
+  // Without a CA there is nothing to publish (kube-controller-manager then uses its own serving CA; we have none),
+  // and without a signing CA nothing to sign with (kube-controller-manager skips csrsigning).
+  const enabled = enabledControllers(entries).filter((name) => (name !== 'root-ca-certificate-publisher-controller' || context.rootCertificate !== undefined)
+    && (name !== 'certificatesigningrequest-signing-controller' || context.clusterSigning !== undefined));
   return [new TokenExpirer(context, timers), ...enabled.map((name) => factories[name](context, timers))];
 }
