@@ -273,10 +273,21 @@ export function decodeAuthorizationConfig(data: string): DecodedAuthorizationCon
   };
   if (data.length === 0) return { apiVersion: `${authorizationConfigGroup}/v1alpha1`, authorizers: [] };
   let document: unknown;
+  // A repeated key is a strict decoding error of kube's YAML step (reported after any type error).
+  let duplicate: string | undefined;
   try {
     document = parseYaml(data, { uniqueKeys: true, intAsBigInt: false });
   } catch (error) {
-    return fail(yamlError(error));
+    const yamlFailure = error as { code?: string; linePos?: readonly { line: number; col: number }[] };
+    if (yamlFailure.code !== 'DUPLICATE_KEY') return fail(yamlError(error));
+    const position = yamlFailure.linePos?.[0];
+    const key = position === undefined ? '' : (/^\s*("?)([^:"]*)\1\s*:/.exec(data.split('\n')[position.line - 1] ?? '')?.[2] ?? '');
+    duplicate = `yaml: unmarshal errors:\n  line ${position?.line ?? 0}: key ${goQuote(key)} already set in map`;
+    try {
+      document = parseYaml(data, { uniqueKeys: false, intAsBigInt: false });
+    } catch (retry) {
+      return fail(yamlError(retry));
+    }
   }
   if (!isRecord(document)) {
     return fail(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(document)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
@@ -301,7 +312,8 @@ export function decodeAuthorizationConfig(data: string): DecodedAuthorizationCon
   const state: DecodeState = { version, unknown: [], typeError: undefined };
   checkStruct(document, rootSpec, '', state);
   if (state.typeError !== undefined) return fail(state.typeError);
-  if (state.unknown.length > 0) return fail(`strict decoding error: ${state.unknown.join(', ')}`);
+  const strict = duplicate === undefined ? state.unknown : [...state.unknown, duplicate];
+  if (strict.length > 0) return fail(`strict decoding error: ${strict.join(', ')}`);
   return {
     apiVersion: groupVersion,
     authorizers: records(document['authorizers']).map((authorizer) => ({

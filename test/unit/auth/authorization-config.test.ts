@@ -181,6 +181,8 @@ describe('decoding', () => {
 
   const decodeCases: readonly (readonly [string, string, string])[] = [
     ['an unknown field (strict)', `${header}authorizers:\n- type: RBAC\n  name: rbac\n  mode: strict\n`, 'strict decoding error: unknown field "authorizers[0].mode"'],
+    ['a repeated key (strict)', `${header}authorizers:\n- type: RBAC\n  name: rbac\n  name: rbac\n`,
+      'strict decoding error: yaml: unmarshal errors:\n  line 6: key "name" already set in map'],
     ['a field of the wrong case', `${header}Authorizers: []\n`, 'strict decoding error: unknown field "Authorizers"'],
     ['a number for a string', `${header}authorizers:\n- type: RBAC\n  name: 7\n`,
       'json: cannot unmarshal number into Go struct field AuthorizerConfiguration.authorizers.name of type string'],
