@@ -20,6 +20,7 @@ import type { Authorizer } from '../auth/authz.ts';
 import type { FeatureGates } from './corrupt.ts';
 import type { AdmissionChain } from '../admission/chain.ts';
 import type { RbacEscalationGuard } from '../auth/rbac-escalation.ts';
+import type { ServiceAccountTokenIssuer } from '../auth/service-account-token.ts';
 
 export interface EndpointContext {
   readonly store: StoreClient;
@@ -42,6 +43,8 @@ export interface EndpointContext {
   readonly admission: AdmissionChain;
   /** RBAC's storage-level escalation check on role and binding writes. */
   readonly rbacGuard: RbacEscalationGuard;
+  /** The TokenRequest API's signer (--service-account-signing-key-file); absent: serviceaccounts/token is not served (404). */
+  readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
 }
 
 export type Query = Readonly<Record<string, string | string[] | undefined>>;

@@ -27,6 +27,7 @@ import { handleEphemeralContainers } from './ephemeral-containers.ts';
 import { handleResize } from './pod-resize.ts';
 import { handleProxy, proxyMethods } from './proxy.ts';
 import { proxySubresource } from './target.ts';
+import { handleTokenRequest } from '../auth/token-request.ts';
 
 const writeVerbs: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -65,6 +66,7 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
     const podSubresource = target.kind.group === '' && target.kind.resource === 'pods';
     if (podSubresource && target.subresource === 'eviction' && request.method === 'POST') return handleEviction(request, reply, target, context);
     if (podSubresource && target.subresource === 'binding' && request.method === 'POST') return handleBinding(request, reply, target, context);
+    if (target.kind.group === '' && target.kind.resource === 'serviceaccounts' && target.subresource === 'token' && request.method === 'POST') return handleTokenRequest(request, reply, target, context);
     if (podSubresource && target.subresource === 'log' && (request.method === 'GET' || request.method === 'HEAD')) return handleLog(request, reply, target, context);
     if (podSubresource && ['exec', 'attach', 'portforward'].includes(target.subresource) && (request.method === 'GET' || request.method === 'POST')) {
       return handleStream(request, reply, target, context);

@@ -81,6 +81,7 @@ export const coreKinds: readonly ResourceKind[] = [
   {
     group: '', version: 'v1', resource: 'serviceaccounts', singular: 'serviceaccount', kind: 'ServiceAccount',
     namespaced: true, shortNames: ['sa'], categories: [], verbs: standardVerbs,
+    subresources: [{ name: 'token', verbs: ['create'], responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' } }],
     nameRule: 'dns1123Subdomain',
     columns: [{ name: 'Secrets', type: 'integer', description: 'Number of secrets', priority: 0,
       cell: (o) => (Array.isArray(o['secrets']) ? o['secrets'].length : 0) }],
