@@ -31,6 +31,11 @@ export interface AuthorizationResult {
   readonly decision: Decision;
   /** Why; shown to the client after the forbidden message when the request is denied. */
   readonly reason: string;
+  /**
+   * The authorizer could not decide (a webhook that failed): kube's authorizer error. A request
+   * not allowed while any authorizer erred is answered 500, not 403 (kube's WithAuthorization).
+   */
+  readonly error?: string;
 }
 
 export interface Authorizer {
@@ -61,20 +66,44 @@ export function attributesFor(user: UserInfo, requestInfo: RequestInfo): Authori
   };
 }
 
+/** kube's utilerrors aggregate text: one error as it is, several as "[a, b]". */
+function aggregateErrors(errors: readonly string[]): string | undefined {
+  if (errors.length === 0) return undefined;
+  return errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+}
+
 /**
- * Asks the chain. The first allow or deny wins; with no decision the result is noOpinion and
- * carries the non-empty reasons joined by newlines, as kube's union authorizer does.
+ * Asks the chain. The first allow or deny wins (with that authorizer's error, if any); with no
+ * decision the result is noOpinion and carries the non-empty reasons joined by newlines and
+ * every authorizer's error, as kube's union authorizer does.
  */
 export async function authorize(
   authorizers: readonly Authorizer[], attributes: AuthorizationAttributes,
 ): Promise<AuthorizationResult> {
   const reasons: string[] = [];
+  const errors: string[] = [];
   for (const authorizer of authorizers) {
     const result = await authorizer.authorize(attributes);
+    if (result.error !== undefined && result.error !== '') errors.push(result.error);
     if (result.decision !== 'noOpinion') return result;
     if (result.reason !== '') reasons.push(result.reason);
   }
-  return { decision: 'noOpinion', reason: reasons.join('\n') };
+  const error = aggregateErrors(errors);
+  return { decision: 'noOpinion', reason: reasons.join('\n'), ...(error === undefined ? {} : { error }) };
+}
+
+/** kube's sanitizer: error text must not look like HTML. */
+function sanitize(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+/**
+ * kube's responsewriters.InternalError: plain text `Internal Server Error: "<uri>": <error>`,
+ * what a client gets when authorization could not be decided.
+ */
+export async function sendAuthorizationError(reply: FastifyReply, requestUri: string, error: string): Promise<FastifyReply> {
+  return reply.code(500).header('x-content-type-options', 'nosniff').type('text/plain')
+    .send(`Internal Server Error: ${JSON.stringify(sanitize(requestUri))}: ${error}`);
 }
 
 /** kube's forbiddenMessage: what the user may not do, without the resource prefix. */
@@ -117,6 +146,7 @@ async function authzPluginBody(app: FastifyInstance, options: AuthzOptions): Pro
     const attributes = attributesFor(request.user, request.requestInfo);
     const result = await authorize(authorizers, attributes);
     if (result.decision === 'allow') return undefined;
+    if (result.error !== undefined) return sendAuthorizationError(reply, request.url, result.error);
     return sendError(reply, forbiddenError(attributes, result.reason));
   });
 }

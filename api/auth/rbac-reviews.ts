@@ -84,6 +84,7 @@ async function decide(authorizers: readonly Authorizer[], attributes: Authorizat
     allowed: result.decision === 'allow',
     ...(result.decision === 'deny' ? { denied: true } : {}),
     ...(result.reason === '' ? {} : { reason: result.reason }),
+    ...(result.error === undefined ? {} : { evaluationError: result.error }),
   };
 }
 
