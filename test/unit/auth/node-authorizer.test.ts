@@ -48,8 +48,8 @@ function decide(authorizer: NodeAuthorizer, attributes: NodeAuthorizationAttribu
   return authorizer.authorize(attributes);
 }
 
-const noRelation = (name: string) => ({ decision: 'noOpinion', reason: `no relationship found between node '${name}' and this object` });
-const allowed = { decision: 'allow', reason: '' };
+const noRelation = (name: string): AuthorizationResult => ({ decision: 'noOpinion', reason: `no relationship found between node '${name}' and this object` });
+const allowed: AuthorizationResult = { decision: 'allow', reason: '' };
 
 describe('nodeIdentity', () => {
   it.each([
