@@ -6,7 +6,11 @@ import { randomUUID, randomInt } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { authnPlugin } from './auth/authn.ts';
-import type { Authenticator } from './auth/authn.ts';
+import type { Authenticator, ProxyHeaderNames } from './auth/authn.ts';
+import type { AnonymousAuthConfig } from './auth/anonymous.ts';
+import type { ServiceAccountTokenIssuer } from './auth/service-account-token.ts';
+import { oidcDiscoveryPlugin } from './auth/oidc-discovery.ts';
+import type { OpenIdMetadata } from './auth/oidc-discovery.ts';
 import { authzPlugin } from './auth/authz.ts';
 import { impersonationPlugin } from './auth/impersonation.ts';
 import type { Authorizer } from './auth/authz.ts';
@@ -76,6 +80,16 @@ export interface ServerOptions {
   readonly bodyRead?: BodyReadLimits;
   /** Serve CustomResourceDefinitions' kinds and run their controllers (default true). */
   readonly customResources?: boolean;
+  /** Anonymous requests (api/auth/anonymous.ts); absent: disabled, an unrecognised request is a 401. */
+  readonly anonymous?: AnonymousAuthConfig;
+  /** The authenticating proxy's header names (--requestheader-*), removed after authentication. */
+  readonly proxyHeaders?: ProxyHeaderNames;
+  /** Mints service account tokens for POST serviceaccounts/<name>/token (absent: that subresource is 404). */
+  readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
+  /** The service account issuer's discovery documents (absent: /.well-known/openid-configuration is not served). */
+  readonly openIdMetadata?: OpenIdMetadata;
+  /** The metrics registry to serve (default a new one); given when series are registered before the server is built. */
+  readonly metrics?: ApiMetrics;
 }
 
 /**
@@ -135,7 +149,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     cache.close();
     setTimeout(() => app.server.closeAllConnections(), shutdownGraceMs).unref();
   });
-  const metrics = new ApiMetrics();
+  const metrics = options.metrics ?? new ApiMetrics();
   metrics.addGauges([
     { name: 'kstore_watchers', help: 'Open HTTP watches.', read: () => cache.watcherCount() },
     { name: 'kstore_store_revision', help: 'Revision (Raft index) the API tier has reached.', read: () => options.store.currentRevision() },
@@ -148,15 +162,21 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
     featureGates: options.featureGates ?? featureGatesDefault, authorizers: options.authorizers,
     admission: new AdmissionChain({ store: options.store, randomSuffix }, options.admissionPlugins),
     rbacGuard: new RbacEscalationGuard({ store: options.store, authorizers: [...options.authorizers] }),
+    ...(options.serviceAccountTokens === undefined ? {} : { serviceAccountTokens: options.serviceAccountTokens }),
   };
   const customResources = options.customResources === false ? undefined : startCustomResources({ store: options.store, kinds, now: context.now });
   if (customResources !== undefined) app.addHook('onClose', async () => customResources.stop());
-  await app.register(authnPlugin, { authenticators: [...options.authenticators], kinds });
+  await app.register(authnPlugin, {
+    authenticators: [...options.authenticators], kinds,
+    ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
+    ...(options.proxyHeaders === undefined ? {} : { proxyHeaders: options.proxyHeaders }),
+  });
   await app.register(impersonationPlugin, { authorizers: [...options.authorizers] });
   await app.register(authzPlugin, { authorizers: [...options.authorizers] });
   // The access reviews (kubectl auth can-i); RBAC's escalation check is in the write path.
   await app.register(accessReviewsPlugin, { store: options.store, authorizers: [...options.authorizers] });
   await app.register(selfSubjectReviewPlugin);
+  if (options.openIdMetadata !== undefined) await app.register(oidcDiscoveryPlugin, { metadata: options.openIdMetadata });
   await app.register(metricsPlugin, { metrics });
   await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });
   if (options.clusterView !== undefined) await app.register(clusterViewPlugin, { view: options.clusterView });

@@ -5,7 +5,7 @@
 // to every API replica (`authFlagArguments`). Building the authenticators and authorizers from
 // the parsed flags is deploy/auth-wiring.ts's job.
 import path from 'node:path';
-import { parseAuthorizationModes, parseGoDuration } from '../api/index.ts';
+import { authorizationConfigFlagsError, legacyAuthorizationFlags, parseAuthorizationModes, parseGoDuration } from '../api/index.ts';
 import type { AuthorizationMode } from '../api/index.ts';
 
 /** parseArgs options of every flag this module owns (spread into a role's own options). */
@@ -168,12 +168,11 @@ export const kstoreAuthorizationModeDefault = 'RBAC';
 export function parseAuthFlags(values: AuthFlagValues): AuthFlags {
   const authorizationConfigFile = absolute(values['authorization-config']);
   const modeGiven = values['authorization-mode'];
-  const legacyAuthorizationFlags = ['authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'] as const;
   let authorizationModes: AuthorizationMode[] | undefined;
   if (authorizationConfigFile !== undefined) {
-    if (modeGiven !== undefined) throw new Error('--authorization-config can not be specified when --authorization-mode is specified');
-    const legacy = legacyAuthorizationFlags.find((name) => values[name] !== undefined);
-    if (legacy !== undefined) throw new Error(`--authorization-config can not be specified when --${legacy} is specified`);
+    const given = new Set(legacyAuthorizationFlags.filter((name) => values[name as keyof AuthFlagValues] !== undefined));
+    const conflict = authorizationConfigFlagsError(authorizationConfigFile, given);
+    if (conflict !== undefined) throw new Error(conflict);
   } else {
     authorizationModes = parseAuthorizationModes(modeGiven ?? kstoreAuthorizationModeDefault);
     if (authorizationModes.includes('ABAC') && values['authorization-policy-file'] === undefined) throw new Error('authorization-mode ABAC\'s authorization policy file not passed');

@@ -1,40 +1,234 @@
 // Owns: turning the parsed authentication and authorization flags (deploy/auth-flags.ts) into
-// the API tier's authenticator chain and authorizer chain, in kube-apiserver's order:
-// authenticators — the client certificate, then bearer tokens (each token authenticator in
-// turn), then anonymous; authorizers — system:masters, then each --authorization-mode in order.
-// Reads the files the flags name; a bad file stops the server with the file's error.
-import { authorizersFor, bearerTokenAuthenticator, bootstrapTokenAuthenticator, certificateAuthenticator } from '../api/index.ts';
-import type { Authenticator, Authorizer, StoreClient, TokenAuthenticator } from '../api/index.ts';
+// what buildServer takes, in kube-apiserver's order. Authenticators: the authenticating proxy
+// (request headers), the client certificate, then bearer tokens (token file, service account
+// tokens, bootstrap tokens, the token webhook, each in turn), then anonymous. Authorizers:
+// system:masters, then each --authorization-mode in order, or the --authorization-config chain
+// (reloaded as its file changes). Reads every file the flags name at start-up; a bad file stops
+// the server with that file's error. Logs warnings, never a secret.
+import {
+  abacAuthorizer, admissionPluginsInOrder, createNodeRestrictionPlugin, loadAbacPolicyFile, loadPublicKeyFiles, loadSigningKeyFile,
+  nodeAuthorizer, openIdMetadata, publicKeyOf, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer,
+  AuthorizationConfigReloader, AuthorizationMetrics, bearerTokenAuthenticator, bootstrapTokenAuthenticator, certificateAuthenticatorFor,
+  loadAuthenticationConfiguration, loadTokenFile, proxyHeaderNames, rbacAuthorizer, requestHeaderAuthenticator, resolveAnonymousAuth,
+  systemMastersAuthorizer, tokenFileAuthenticator, tokenWebhookAuthenticator, validateRequestHeaderConfig, webhookAuthorizer,
+  webhookClientFromKubeconfig,
+} from '../api/index.ts';
+import type {
+  AdmissionPlugin, OpenIdMetadata, ServiceAccountTokenIssuer, AnonymousAuthConfig, ApiMetrics, Authenticator, AuthorizationMode, Authorizer, AuthorizerFactories, ProxyHeaderNames, StoreClient,
+  TokenAuthenticator, WebhookClient,
+} from '../api/index.ts';
+import { readFile } from 'node:fs/promises';
 import type { AuthFlags } from './auth-flags.ts';
 
 export interface AuthWiringInputs {
   readonly flags: AuthFlags;
   /** The API tier's view of the replicated state (tokens, RBAC objects, pods for Node). */
   readonly store: StoreClient;
+  /** PEM of the CA client certificates must chain to (--client-ca-file). */
+  readonly clientCa: string;
+  /** The metrics the server will serve (authorization decisions and reloads join them). */
+  readonly metrics: ApiMetrics;
+  /** This server's identity, hashed into the reload metrics' apiserver_id_hash. */
+  readonly serverId: string;
+  /** The serving key file: service account tokens are verified with it when no key file is named (kube's fallback). */
+  readonly servingKeyFile: string;
+  /** host:port clients reach this server at: the default jwks_uri is built on it. */
+  readonly externalAddress: string;
+  readonly log: (message: string) => void;
 }
 
 export interface AuthWiring {
   readonly authenticators: readonly Authenticator[];
   readonly authorizers: readonly Authorizer[];
-  /** Stops what the wiring started (file watchers, webhook connections). */
+  readonly anonymous: AnonymousAuthConfig;
+  readonly proxyHeaders: ProxyHeaderNames | undefined;
+  /** PEM of every CA the TLS server must accept client certificates from (client CA, proxy CA). */
+  readonly tlsClientCa: string;
+  /** The admission chain: kube's default plugins and NodeRestriction when enabled, minus the disabled ones. */
+  readonly admissionPlugins: readonly AdmissionPlugin[];
+  /** Mints tokens for TokenRequest (a signing key and an issuer are configured). */
+  readonly serviceAccountTokens: ServiceAccountTokenIssuer | undefined;
+  /** The issuer discovery documents (the issuer is an https URL). */
+  readonly openIdMetadata: OpenIdMetadata | undefined;
+  /** Stops what the wiring started (the config reloader, webhook connections). */
   close(): void;
 }
 
-function tokenAuthenticators(inputs: AuthWiringInputs): TokenAuthenticator[] {
+interface Closers {
+  readonly list: (() => void)[];
+}
+
+function webhookClient(file: string, closers: Closers): WebhookClient {
+  const client = webhookClientFromKubeconfig(file);
+  closers.list.push(() => client.close());
+  return client;
+}
+
+interface ServiceAccountWiring {
+  readonly authenticator: TokenAuthenticator | undefined;
+  readonly issuer: ServiceAccountTokenIssuer | undefined;
+  readonly metadata: OpenIdMetadata | undefined;
+}
+
+/**
+ * Service account tokens as kube-apiserver sets them up: verification keys from
+ * --service-account-key-file (else the serving key); issuing needs --service-account-issuer and
+ * --service-account-signing-key-file; discovery is served when the issuer is an https URL.
+ */
+async function serviceAccounts(inputs: AuthWiringInputs): Promise<ServiceAccountWiring> {
   const { flags, store } = inputs;
-  return [...(flags.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(store)] : [])];
+  const account = flags.serviceAccount;
+  const signingKey = account.signingKeyFile === undefined ? undefined : loadSigningKeyFile(account.signingKeyFile);
+  const keyFiles = account.keyFiles.length > 0 ? account.keyFiles : [inputs.servingKeyFile];
+  let publicKeys = loadPublicKeyFiles(keyFiles);
+  if (signingKey !== undefined && !publicKeys.some((key) => key.keyId === signingKey.keyId)) publicKeys = [...publicKeys, publicKeyOf(signingKey)];
+  const issuerName = account.issuers[0];
+  if (signingKey !== undefined && issuerName === undefined) throw new Error('service-account-issuer is a required flag when --service-account-signing-key-file is set');
+  const authenticator = serviceAccountTokenAuthenticator({ publicKeys, issuers: account.issuers, apiAudiences: flags.apiAudiences, reader: store, lookup: account.lookup });
+  const issuer = signingKey === undefined || issuerName === undefined ? undefined : serviceAccountTokenIssuer({
+    signingKey, issuer: issuerName, apiAudiences: flags.apiAudiences,
+    ...(account.maxTokenExpirationSeconds === undefined ? {} : { maxExpirationSeconds: account.maxTokenExpirationSeconds }),
+  });
+  let metadata: OpenIdMetadata | undefined;
+  if (issuerName !== undefined) {
+    try {
+      metadata = await openIdMetadata({
+        issuer: issuerName, publicKeys, externalAddress: inputs.externalAddress, ...(account.jwksUri === undefined ? {} : { jwksUri: account.jwksUri }),
+      });
+    } catch (error) {
+      // kube-apiserver serves without the discovery endpoints and says why.
+      inputs.log(`service account issuer discovery is not served: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { authenticator, issuer, metadata };
+}
+
+async function tokenAuthenticators(inputs: AuthWiringInputs, accounts: ServiceAccountWiring, closers: Closers): Promise<TokenAuthenticator[]> {
+  const { flags, store } = inputs;
+  const authenticators: TokenAuthenticator[] = [];
+  if (flags.tokenAuthFile !== undefined) {
+    const parsed = await loadTokenFile(flags.tokenAuthFile);
+    for (const warning of parsed.warnings) inputs.log(warning);
+    authenticators.push(tokenFileAuthenticator(parsed));
+  }
+  if (accounts.authenticator !== undefined) authenticators.push(accounts.authenticator);
+  if (flags.enableBootstrapTokenAuth) authenticators.push(bootstrapTokenAuthenticator(store));
+  if (flags.tokenWebhook !== undefined) {
+    authenticators.push(tokenWebhookAuthenticator({
+      client: webhookClient(flags.tokenWebhook.configFile, closers), version: flags.tokenWebhook.version,
+      apiAudiences: flags.apiAudiences, cacheTtlMs: flags.tokenWebhook.cacheTtlMs,
+    }));
+  }
+  return authenticators;
+}
+
+async function requestHeader(flags: AuthFlags, log: (message: string) => void): Promise<{ authenticator: Authenticator; names: ProxyHeaderNames; caPem: string } | undefined> {
+  const config = flags.requestHeader;
+  if (config === undefined) return undefined;
+  const caPem = await readFile(config.clientCaFile, 'utf8');
+  const checked = validateRequestHeaderConfig(config);
+  if (checked.errors.length > 0) throw new Error(checked.errors.join('; '));
+  for (const warning of checked.warnings) log(warning);
+  return { authenticator: requestHeaderAuthenticator({ ...config, clientCaPem: caPem }), names: proxyHeaderNames(config), caPem };
+}
+
+function webhookKubeconfigOf(config: { readonly name: string; readonly kubeConfigFile?: string | undefined }): string {
+  if (config.kubeConfigFile === undefined) throw new Error(`authorizer ${JSON.stringify(config.name)}: connectionInfo.type InClusterConfig is not supported by kube-apiserver`);
+  return config.kubeConfigFile;
+}
+
+/** kube's plugin names the admission flags take, in the chain's order, with NodeRestriction after ServiceAccount. */
+function admissionPlugins(flags: AuthFlags, chain: () => readonly Authorizer[]): AdmissionPlugin[] {
+  const nodeRestriction = createNodeRestrictionPlugin({ authorizers: chain });
+  const all: AdmissionPlugin[] = [];
+  for (const plugin of admissionPluginsInOrder) {
+    all.push(plugin);
+    if (plugin.name === 'ServiceAccount') all.push(nodeRestriction);
+  }
+  const known = new Set(all.map((plugin) => plugin.name));
+  for (const [flag, names] of [['enable-admission-plugins', flags.enableAdmissionPlugins], ['disable-admission-plugins', flags.disableAdmissionPlugins]] as const) {
+    for (const name of names) if (!known.has(name)) throw new Error(`${flag} plugin ${JSON.stringify(name)} is unknown`);
+  }
+  const offByDefault = new Set(['NodeRestriction']);
+  return all.filter((plugin) => !flags.disableAdmissionPlugins.includes(plugin.name)
+    && (!offByDefault.has(plugin.name) || flags.enableAdmissionPlugins.includes(plugin.name)));
+}
+
+/** The authorizer of one --authorization-mode (system:masters is put first by the caller). */
+function modeAuthorizer(mode: AuthorizationMode, factories: AuthorizerFactories, flags: AuthFlags, closers: Closers): Authorizer {
+  if (mode === 'AlwaysAllow') return { name: 'AlwaysAllow', authorize: () => ({ decision: 'allow', reason: '' }) };
+  if (mode === 'AlwaysDeny') return { name: 'AlwaysDeny', authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) };
+  if (mode === 'Webhook') {
+    const webhook = flags.authorizationWebhook;
+    if (webhook === undefined) throw new Error("authorization-mode Webhook's authorization config file not passed");
+    return webhookAuthorizer({
+      name: 'webhook', client: webhookClient(webhook.configFile, closers), version: webhook.version,
+      authorizedTtlMs: webhook.authorizedTtlMs, unauthorizedTtlMs: webhook.unauthorizedTtlMs, failurePolicy: 'NoOpinion',
+    });
+  }
+  const factory = mode === 'RBAC' ? factories.rbac : mode === 'Node' ? factories.node : factories.abac;
+  if (factory === undefined) throw new Error(`authorization-mode ${mode} is not available`);
+  return factory();
+}
+
+async function authorizers(inputs: AuthWiringInputs, closers: Closers): Promise<Authorizer[]> {
+  const { flags, store } = inputs;
+  const abacPolicies = flags.authorizationPolicyFile === undefined ? undefined : await loadAbacPolicyFile(flags.authorizationPolicyFile);
+  const factories: AuthorizerFactories = {
+    rbac: () => rbacAuthorizer(store),
+    node: () => nodeAuthorizer(store),
+    ...(abacPolicies === undefined ? {} : { abac: () => abacAuthorizer(abacPolicies) }),
+    webhook: (config) => webhookAuthorizer({
+      name: config.name, client: webhookClient(webhookKubeconfigOf(config), closers), version: config.subjectAccessReviewVersion,
+      authorizedTtlMs: config.authorizedTtlMs, unauthorizedTtlMs: config.unauthorizedTtlMs, timeoutMs: config.timeoutMs, failurePolicy: config.failurePolicy,
+    }),
+  };
+  if (flags.authorizationConfigFile !== undefined) {
+    const reloader = await AuthorizationConfigReloader.start({
+      file: flags.authorizationConfigFile, factories, metrics: new AuthorizationMetrics(inputs.metrics.registry), apiServerId: inputs.serverId,
+      logger: { info: inputs.log, error: inputs.log },
+    });
+    closers.list.push(() => reloader.close());
+    return [reloader.authorizer];
+  }
+  const modes = flags.authorizationModes ?? [];
+  return [systemMastersAuthorizer, ...modes.map((mode) => modeAuthorizer(mode, factories, flags, closers))];
 }
 
 export async function wireAuth(inputs: AuthWiringInputs): Promise<AuthWiring> {
   const { flags } = inputs;
-  const modes = flags.authorizationModes;
-  if (modes === undefined) throw new Error('--authorization-config is not supported yet');
-  const unsupported = modes.find((mode) => mode === 'ABAC' || mode === 'Node' || mode === 'Webhook');
-  if (unsupported !== undefined) throw new Error(`authorization-mode ${unsupported} is not wired yet`);
-  const tokens = tokenAuthenticators(inputs);
-  return {
-    authenticators: [certificateAuthenticator, ...(tokens.length > 0 ? [bearerTokenAuthenticator(tokens)] : [])],
-    authorizers: authorizersFor(modes, inputs.store),
-    close: () => {},
+  const closers: Closers = { list: [] };
+  const close = (): void => {
+    for (const closer of closers.list.splice(0)) closer();
   };
+  try {
+    const authenticationConfig = flags.authenticationConfigFile === undefined ? undefined : await loadAuthenticationConfiguration(flags.authenticationConfigFile);
+    const { anonymous, warning } = resolveAnonymousAuth({
+      ...(authenticationConfig === undefined ? {} : { config: authenticationConfig }),
+      anonymousAuthFlag: flags.anonymousAuth, authorizationModes: flags.authorizationModes ?? [],
+    });
+    if (warning !== undefined) inputs.log(warning);
+    const proxy = await requestHeader(flags, inputs.log);
+    const accounts = await serviceAccounts(inputs);
+    const tokens = await tokenAuthenticators(inputs, accounts, closers);
+    const chain = await authorizers(inputs, closers);
+    return {
+      authenticators: [
+        ...(proxy === undefined ? [] : [proxy.authenticator]),
+        certificateAuthenticatorFor(inputs.clientCa),
+        ...(tokens.length > 0 ? [bearerTokenAuthenticator(tokens)] : []),
+      ],
+      authorizers: chain,
+      anonymous,
+      proxyHeaders: proxy?.names,
+      tlsClientCa: proxy === undefined ? inputs.clientCa : `${inputs.clientCa.trimEnd()}\n${proxy.caPem}`,
+      admissionPlugins: admissionPlugins(flags, () => chain),
+      serviceAccountTokens: accounts.issuer,
+      openIdMetadata: accounts.metadata,
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
 }

@@ -9,11 +9,12 @@ import { runCluster } from './roles/cluster.ts';
 import { runInspect } from './roles/inspect.ts';
 import { runSuperviseCommand } from './roles/supervise.ts';
 import { parseApiFlags, runApi } from './roles/api.ts';
+import { kubeconfigUsage, parseKubeconfigFlags, runKubeconfig } from './roles/kubeconfig.ts';
 import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
 import { checkAdvertiseAddress } from './advertise-address.ts';
 import { parseControllersFlag } from '../actors/controllers/index.ts';
-import { parseFeatureGates } from '../api/index.ts';
+import { parseFeatureGates, parseGoDuration } from '../api/index.ts';
 import type { FeatureGates } from '../api/index.ts';
 import { authFlagOptions, authFlagsUsage, parseAuthFlags } from './auth-flags.ts';
 import type { AuthFlags } from './auth-flags.ts';
@@ -29,6 +30,8 @@ Commands:
             see kstore cluster --help.
   inspect   <resource> <name> [-n ns]: an object's lifecycle machines, state, waits and history;
             see kstore inspect --help.
+  kubeconfig --user <name> [--group <g>]... [--expiration <d>]: a kubeconfig with a client
+            certificate signed by the data dir's cluster CA; see kstore kubeconfig --help.
   supervise [flags] -- <command> [args...]: run a command and restart it when it exits 75 (a store
             whose Raft storage failed), with a back-off; see kstore supervise --help.
 
@@ -43,7 +46,8 @@ Flags for server:
   --tls-san <name|ip>     extra subject alternative name for the serving certificate (repeatable)
   --controllers <list>    leader-only controllers, as kube-controller-manager's flag: '*' (the
                           default set: namespace, garbagecollector, serviceaccount,
-                          root-ca-cert-publisher, podgc, clusterrole-aggregation), 'name' enables, '-name'
+                          root-ca-cert-publisher, podgc, clusterrole-aggregation, csrapproving,
+                          csrsigning, csrcleaner), 'name' enables, '-name'
                           disables; tokencleaner and bootstrapsigner are off unless named, e.g.
                           --controllers '*,tokencleaner,bootstrapsigner' (default '*'); expired
                           bootstrap tokens are always marked expired, tokencleaner deletes them
@@ -53,6 +57,9 @@ Flags for server:
   --watch-bookmark-interval <d>
                           how often a watch with allowWatchBookmarks=true gets a BOOKMARK, e.g. 1m,
                           5s (default 1m, as kube-apiserver's watch cache)
+  --cluster-signing-duration <d>
+                          the longest certificate csrsigning issues with the data dir's CA, a Go
+                          duration (default 8760h)
   --quota-backend-bytes <n>
                           space quota of the Raft data dir, as etcd's flag: bytes, or with a Ki, Mi,
                           Gi suffix (default 2Gi; 0 means the default). Over it the storage alarm is
@@ -74,6 +81,12 @@ Flags for store:
   --events-max-age <d>    max age of the change-event stream's messages, e.g. 5m, 300s (default 5m)
   --events-replicas <n>   replicas of the change-event stream (default auto: 3 on a NATS cluster of 3+ servers, else 1)
   --controllers <list>    leader-only controllers the member runs while it leads, as for server (default '*')
+  --cluster-signing-cert-file <f>, --cluster-signing-key-file <f>
+                          the CA (PEM) csrsigning signs approved kubelet and kube-apiserver-client
+                          CertificateSigningRequests with (kube-controller-manager's flags); without
+                          them csrsigning does not run
+  --cluster-signing-duration <d>
+                          the longest certificate csrsigning issues (default 8760h)
   --root-ca-file <f>      the cluster CA (PEM) the root CA publisher puts in every namespace as the
                           kube-root-ca.crt ConfigMap (kube-controller-manager's flag); without it
                           root-ca-cert-publisher does not run
@@ -121,6 +134,8 @@ export interface ServerFlags {
   readonly controllers: readonly string[];
   /** --watch-bookmark-interval in ms. */
   readonly bookmarkIntervalMs: number;
+  /** --cluster-signing-duration in seconds: the longest certificate csrsigning issues with the data dir's CA. */
+  readonly clusterSigningDurationSeconds: number;
   /** --quota-backend-bytes (0: the default). */
   readonly quotaBackendBytes: number;
   /** --storage-reserve-bytes. */
@@ -140,6 +155,7 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
       'feature-gates': { type: 'string' },
       controllers: { type: 'string', default: '*' },
       'watch-bookmark-interval': { type: 'string', default: '1m' },
+      'cluster-signing-duration': { type: 'string', default: '8760h' },
       'quota-backend-bytes': { type: 'string', default: '0' },
       'storage-reserve-bytes': { type: 'string', default: String(storageReserveBytesDefault) },
       help: { type: 'boolean', short: 'h', default: false },
@@ -156,11 +172,26 @@ function parseServerFlags(args: readonly string[]): ServerFlags | undefined {
     auth: parseAuthFlags(values), controllers: parseControllersFlag(values.controllers),
     featureGates: parseFeatureGates(values['feature-gates']),
     bookmarkIntervalMs: parseDuration(values['watch-bookmark-interval']),
+    clusterSigningDurationSeconds: signingDurationSeconds(values['cluster-signing-duration']),
     quotaBackendBytes: parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes'),
     storageReserveBytes: parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes'),
   };
 }
 
+
+/** --cluster-signing-duration, a Go duration, in whole seconds. */
+function signingDurationSeconds(value: string): number {
+  const seconds = Math.floor(parseGoDuration(value) / 1000);
+  if (seconds <= 0) throw new Error(`--cluster-signing-duration must be positive, got ${value}`);
+  return seconds;
+}
+
+/** The store's csrsigning CA: both files or neither. */
+function clusterSigningOf(certFile: string | undefined, keyFile: string | undefined, duration: string): Pick<StoreFlags, 'clusterSigning'> {
+  if (certFile === undefined && keyFile === undefined) return {};
+  if (certFile === undefined || keyFile === undefined) throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file go together');
+  return { clusterSigning: { certificate: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), durationSeconds: signingDurationSeconds(duration) } };
+}
 
 const memberIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -192,6 +223,9 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
       'events-replicas': { type: 'string', default: 'auto' },
       controllers: { type: 'string', default: '*' },
       'root-ca-file': { type: 'string' },
+      'cluster-signing-cert-file': { type: 'string' },
+      'cluster-signing-key-file': { type: 'string' },
+      'cluster-signing-duration': { type: 'string', default: '8760h' },
       'quota-backend-bytes': { type: 'string', default: '0' },
       'storage-reserve-bytes': { type: 'string', default: String(storageReserveBytesDefault) },
       help: { type: 'boolean', short: 'h', default: false },
@@ -219,6 +253,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
     eventsMaxAgeMs: parseDuration(values['events-max-age']), eventsReplicas: parseEventsReplicas(values['events-replicas']),
     controllers: parseControllersFlag(values.controllers),
     ...(values['root-ca-file'] === undefined ? {} : { rootCertificate: readFileSync(values['root-ca-file'], 'utf8') }),
+    ...clusterSigningOf(values['cluster-signing-cert-file'], values['cluster-signing-key-file'], values['cluster-signing-duration']),
     quotaBackendBytes: parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes'),
     storageReserveBytes: parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes'),
   };
@@ -238,6 +273,15 @@ export async function main(argv: readonly string[]): Promise<number> {
         return 0;
       }
       await runServer(flags);
+      return 0;
+    }
+    if (command === 'kubeconfig') {
+      const flags = parseKubeconfigFlags(rest);
+      if (!flags) {
+        process.stdout.write(kubeconfigUsage);
+        return 0;
+      }
+      await runKubeconfig(flags);
       return 0;
     }
     if (command === 'store') {

@@ -36,6 +36,8 @@ export interface LeaderDutiesOptions {
   readonly controllers?: readonly string[];
   /** The cluster CA (PEM) the root CA publisher puts in every namespace (--root-ca-file). */
   readonly rootCertificate?: string;
+  /** The CA csrsigning signs with (--cluster-signing-cert-file/-key-file/-duration); absent: csrsigning does not run. */
+  readonly clusterSigning?: ControllerContext['clusterSigning'];
 }
 
 export interface LeaderDuties {
@@ -60,6 +62,7 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
   const context: ControllerContext = {
     state: options.state, propose, now: () => formatTime(new Date()), log,
     ...(options.rootCertificate === undefined ? {} : { rootCertificate: options.rootCertificate }),
+    ...(options.clusterSigning === undefined ? {} : { clusterSigning: options.clusterSigning }),
   };
   let controllers: Controller[] = [];
   let running = false;

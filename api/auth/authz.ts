@@ -23,6 +23,10 @@ export interface AuthorizationAttributes {
   readonly resource: string;
   readonly subresource: string;
   readonly name: string;
+  /** A list's or watch's fieldSelector as sent (kube's AuthorizeWithSelectors; the Node authorizer reads it). */
+  readonly fieldSelector?: string;
+  /** A list's or watch's labelSelector as sent. */
+  readonly labelSelector?: string;
 }
 
 export type Decision = 'allow' | 'deny' | 'noOpinion';
@@ -63,6 +67,8 @@ export function attributesFor(user: UserInfo, requestInfo: RequestInfo): Authori
     user, verb: requestInfo.verb, isResourceRequest: requestInfo.isResourceRequest, path: requestInfo.path,
     apiGroup: requestInfo.apiGroup, apiVersion: requestInfo.apiVersion, namespace: requestInfo.namespace,
     resource: requestInfo.resource, subresource: requestInfo.subresource, name: requestInfo.name,
+    ...(requestInfo.options.fieldSelector === undefined ? {} : { fieldSelector: requestInfo.options.fieldSelector }),
+    ...(requestInfo.options.labelSelector === undefined ? {} : { labelSelector: requestInfo.options.labelSelector }),
   };
 }
 

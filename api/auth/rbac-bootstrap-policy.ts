@@ -166,6 +166,10 @@ export const bootstrapClusterRoles: readonly BootstrapClusterRole[] = [
   },
   { name: 'system:kube-dns', rules: [rule(['list', 'watch'], [''], ['endpoints', 'services'])] },
   { name: 'system:node-bootstrapper', rules: [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])] },
+  // What csrapproving asks before it approves a kubelet's client certificate request.
+  { name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', rules: [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])] },
+  { name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', rules: [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'])] },
+  { name: 'system:service-account-issuer-discovery', rules: [urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])] },
 ];
 
 export const bootstrapClusterRoleBindings: readonly BootstrapClusterRoleBinding[] = [
@@ -174,6 +178,7 @@ export const bootstrapClusterRoleBindings: readonly BootstrapClusterRoleBinding[
   { name: 'system:discovery', role: 'system:discovery', subjects: [{ kind: 'Group', name: 'system:authenticated' }] },
   { name: 'system:basic-user', role: 'system:basic-user', subjects: [{ kind: 'Group', name: 'system:authenticated' }] },
   { name: 'system:public-info-viewer', role: 'system:public-info-viewer', subjects: [{ kind: 'Group', name: 'system:authenticated' }, { kind: 'Group', name: 'system:unauthenticated' }] },
+  { name: 'system:service-account-issuer-discovery', role: 'system:service-account-issuer-discovery', subjects: [{ kind: 'Group', name: 'system:serviceaccounts' }] },
   { name: 'system:node-proxier', role: 'system:node-proxier', subjects: [{ kind: 'User', name: 'system:kube-proxy' }] },
   { name: 'system:kube-controller-manager', role: 'system:kube-controller-manager', subjects: [{ kind: 'User', name: 'system:kube-controller-manager' }] },
   { name: 'system:kube-dns', role: 'system:kube-dns', subjects: [{ kind: 'ServiceAccount', name: 'kube-dns', namespace: 'kube-system' }] },

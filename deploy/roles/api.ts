@@ -6,10 +6,12 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
-import { buildServer, clusterView, parseFeatureGates, StoreClient } from '../../api/index.ts';
+import { ApiMetrics, buildServer, clusterView, parseFeatureGates, StoreClient } from '../../api/index.ts';
 import { authFlagOptions, parseAuthFlags } from '../auth-flags.ts';
 import type { AuthFlags } from '../auth-flags.ts';
 import { wireAuth } from '../auth-wiring.ts';
+import { keepKubeadmBootstrapRbac } from '../kubeadm-bootstrap-rbac.ts';
+import { keepClusterInfo } from '../cluster-info.ts';
 import type { FeatureGates } from '../../api/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { EventStreamReader, parseDuration } from '../event-stream/index.ts';
@@ -136,13 +138,24 @@ export async function runApi(flags: ApiFlags): Promise<void> {
       endpoint: () => (advertised === undefined || port === '' ? undefined : { ip: advertised, port: Number(port) }),
     },
   });
-  const auth = await wireAuth({ flags: flags.auth, store: client });
+  const metrics = new ApiMetrics();
+  const externalHost = flags.advertiseAddress ?? (flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress);
+  const auth = await wireAuth({
+    flags: flags.auth, store: client, clientCa, metrics, serverId: flags.name ?? `${hostname()}:${flags.port}`, servingKeyFile: flags.tlsPrivateKeyFile,
+    externalAddress: `${urlHost(externalHost)}:${flags.port}`, log,
+  });
   const { app } = await buildServer({
     clusterView: () => clusterView(raftStatus.members(), announcer.replicas()),
     store: client,
-    tls: { key, cert, clientCa },
+    tls: { key, cert, clientCa: auth.tlsClientCa },
     authenticators: auth.authenticators,
     authorizers: auth.authorizers,
+    anonymous: auth.anonymous,
+    ...(auth.proxyHeaders === undefined ? {} : { proxyHeaders: auth.proxyHeaders }),
+    admissionPlugins: auth.admissionPlugins,
+    ...(auth.serviceAccountTokens === undefined ? {} : { serviceAccountTokens: auth.serviceAccountTokens }),
+    ...(auth.openIdMetadata === undefined ? {} : { openIdMetadata: auth.openIdMetadata }),
+    metrics,
     ...(flags.featureGates === undefined ? {} : { featureGates: flags.featureGates }),
     ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),
     ...(flags.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: flags.bookmarkIntervalMs }),
@@ -173,12 +186,16 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   const rbacBootstrap = keepRbacBootstrap(client, log);
   keepPriorityClassBootstrap(client, log);
   const serviceCidr = keepDefaultServiceCidr(client, log);
+  // kubeadm's bootstrap-token phase, kept by every replica while bootstrap tokens authenticate.
+  const kubeadmRbac = flags.auth.enableBootstrapTokenAuth ? keepKubeadmBootstrapRbac(client, log) : undefined;
+  if (flags.auth.enableBootstrapTokenAuth) keepClusterInfo(client, () => url, clientCa, log);
   void startControlPlaneConfiguration(client, log);
   process.stdout.write(`kstore api ready: serving ${url} (cluster ${flags.cluster}, group ${flags.group}, revision ${replica.currentRevision()})\n`);
   await untilStopSignal();
   kubernetesService.stop();
   rbacBootstrap.stop();
   serviceCidr.stop();
+  kubeadmRbac?.stop();
   announcer.stop();
   clearInterval(lagTimer);
   await raftStatus.stop();

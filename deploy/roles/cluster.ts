@@ -23,6 +23,8 @@ import type { MemberStatus, MemberStorageReport } from '../../raft/node/index.ts
 import { parseByteSize } from '../storage-quota.ts';
 import { parseDuration } from '../event-stream/index.ts';
 import { authFlagArguments, authFlagOptions, parseAuthFlags } from '../auth-flags.ts';
+import { ensureServiceAccountKey, serviceAccountIssuerDefault } from '../service-account-key.ts';
+import type { ServiceAccountKeyPaths } from '../service-account-key.ts';
 import { storeFailedExitCode } from './store.ts';
 
 const kstoreExecutable = fileURLToPath(new URL('../kstore.mjs', import.meta.url));
@@ -503,10 +505,10 @@ export function kubeconfigDocument(apis: readonly Pick<ApiEntry, 'name' | 'url'>
 }
 
 /** The command line of a store member `up` starts (also when it restarts a dead one). */
-function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string; rootCaFile: string; quotaBackendBytes: string; storageReserveBytes: string }): string[] {
+function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string; rootCaFile: string; caKeyFile: string; quotaBackendBytes: string; storageReserveBytes: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', member.id, '--peers', member.storeIds.join(','), '--nats', member.natsUrls.join(','),
     '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge, '--controllers', member.controllers,
-    '--root-ca-file', member.rootCaFile,
+    '--root-ca-file', member.rootCaFile, '--cluster-signing-cert-file', member.rootCaFile, '--cluster-signing-key-file', member.caKeyFile,
     ...(member.quotaBackendBytes === '' ? [] : ['--quota-backend-bytes', member.quotaBackendBytes]),
     ...(member.storageReserveBytes === '' ? [] : ['--storage-reserve-bytes', member.storageReserveBytes])];
 }
@@ -527,6 +529,19 @@ function apiCommand(replica: { name: string; natsUrls: readonly string[]; port: 
     '--cluster', replica.cluster, '--group', replica.group, '--name', replica.name, ...(replica.featureGates === '' ? [] : ['--feature-gates', replica.featureGates]),
     ...(replica.watchBookmarkInterval === '' ? [] : ['--watch-bookmark-interval', replica.watchBookmarkInterval]),
     ...replica.authArgs];
+}
+
+/**
+ * The service account flags every replica needs to mint and check the same tokens, filled in
+ * with kubeadm's issuer and the cluster dir's key pair where the operator named none.
+ */
+function withServiceAccountArguments(args: readonly string[], keys: ServiceAccountKeyPaths): string[] {
+  const has = (flag: string): boolean => args.includes(flag) || args.some((arg) => arg.startsWith(`${flag}=`));
+  return [
+    ...args,
+    ...(has('--service-account-issuer') ? [] : ['--service-account-issuer', serviceAccountIssuerDefault]),
+    ...(has('--service-account-signing-key-file') ? [] : ['--service-account-signing-key-file', keys.privateKey, ...(has('--service-account-key-file') ? [] : ['--service-account-key-file', keys.publicKey])]),
+  ];
 }
 
 /** The API replicas' auth flags a cluster file records (files of earlier versions kept two fields). */
@@ -634,13 +649,13 @@ async function clusterUp(flags: UpFlags): Promise<number> {
     });
 
     // store members (their root CA publisher puts the cluster CA in every namespace)
-    const rootCaFile = (await ensurePki(dataDir, [])).paths.caCert;
+    const { caCert: rootCaFile, caKey: caKeyFile } = (await ensurePki(dataDir, [])).paths;
     for (const id of storeIds) {
       const memberDir = path.join(dataDir, 'stores', id);
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile, caKeyFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log);
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, supervised: true, dataDir: memberDir, log });
       await write();
@@ -667,7 +682,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, featureGates: flags.featureGates, watchBookmarkInterval: flags.watchBookmarkInterval, authArgs: flags.apiAuthArgs }), log);
+        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, featureGates: flags.featureGates, watchBookmarkInterval: flags.watchBookmarkInterval, authArgs: withServiceAccountArguments(flags.apiAuthArgs, await ensureServiceAccountKey(dataDir)) }), log);
         started.push({ name: `api ${name}`, pid });
         apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
         await write();
@@ -708,7 +723,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       return { ...server, pid };
     });
     const storeIds = file.stores.map((store) => store.id);
-    const rootCaFile = (await ensurePki(file.dataDir, [])).paths.caCert;
+    const { caCert: rootCaFile, caKey: caKeyFile } = (await ensurePki(file.dataDir, [])).paths;
     const stores: StoreEntry[] = [];
     for (const store of file.stores) {
       if (entryAlive(store.pid)) {
@@ -718,7 +733,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       // A store whose supervisor was SIGKILLed may still run: two processes on one Raft log must never be.
       await stopPids([{ name: `store ${store.id}`, pid: store.pid }]);
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile, caKeyFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log);
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
       restarted.push(`store ${store.id} (supervisor pid ${pid})`);
@@ -732,7 +747,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       }
       const pki = await ensurePki(file.dataDir, []);
       const from = logSize(api.log);
-      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, featureGates: file.featureGates ?? '', watchBookmarkInterval: file.watchBookmarkInterval ?? '', authArgs: apiAuthArgsOf(file) }), api.log);
+      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, featureGates: file.featureGates ?? '', watchBookmarkInterval: file.watchBookmarkInterval ?? '', authArgs: withServiceAccountArguments(apiAuthArgsOf(file), await ensureServiceAccountKey(file.dataDir)) }), api.log);
       started.push({ name: `api ${api.name}`, pid });
       await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
       restarted.push(`api ${api.name} (pid ${pid})`);

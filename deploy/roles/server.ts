@@ -2,7 +2,12 @@
 // the single-member store, the API tier over HTTPS, the system namespaces that exist from the
 // first start, and graceful shutdown on SIGTERM/SIGINT. Wiring only: no logic of its own.
 import path from 'node:path';
-import { buildServer, clusterView, formatTime, StoreClient } from '../../api/index.ts';
+import { readFile } from 'node:fs/promises';
+import { ApiMetrics, buildServer, clusterView, formatTime, StoreClient } from '../../api/index.ts';
+import { clusterSigningDurationDefaultSeconds } from '../../actors/controllers/index.ts';
+import { ensureServiceAccountKey, withServiceAccountDefaults } from '../service-account-key.ts';
+import { keepKubeadmBootstrapRbac } from '../kubeadm-bootstrap-rbac.ts';
+import { keepClusterInfo } from '../cluster-info.ts';
 import { wireAuth } from '../auth-wiring.ts';
 import type { ServerFlags } from '../cli.ts';
 import { createControllers } from '../../actors/controllers/index.ts';
@@ -47,12 +52,21 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     now: () => formatTime(new Date()),
     log: (message, fields) => process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`),
     rootCertificate: pki.caCert,
+    // kube-controller-manager's --cluster-signing-cert-file/--cluster-signing-key-file: the cluster CA.
+    clusterSigning: { certificate: pki.caCert, key: await readFile(pki.paths.caKey, 'utf8'), durationSeconds: flags.clusterSigningDurationSeconds ?? clusterSigningDurationDefaultSeconds },
   };
   // The token expirer, then what --controllers enables (kube-controller-manager's defaults).
   const controllers: Controller[] = createControllers(controllerContext, flags.controllers);
   for (const controller of controllers) controller.start();
   let serverUrl = '';
-  const auth = await wireAuth({ flags: flags.auth, store: client });
+  // kubeadm's defaults for what the operator did not name: its issuer and a key pair in the data dir.
+  const authFlags = withServiceAccountDefaults(flags.auth, await ensureServiceAccountKey(dataDir));
+  const metrics = new ApiMetrics();
+  const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
+  const auth = await wireAuth({
+    flags: authFlags, store: client, clientCa: pki.caCert, metrics, serverId: `kstore-server-${flags.port}`, servingKeyFile: pki.paths.serverKey,
+    externalAddress: `${urlHost(flags.advertiseAddress ?? connectHost)}:${flags.port}`, log: (message) => logFields(message),
+  });
   const { app } = await buildServer({
     store: client,
     // One member, and this server as the one API replica.
@@ -63,9 +77,15 @@ export async function runServer(flags: ServerFlags): Promise<void> {
         [{ name: 'kstore server', url: serverUrl, revision: client.currentRevision(), ready: client.ready(), self: true }],
       );
     },
-    tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: pki.caCert },
+    tls: { key: pki.serverKey, cert: pki.serverCert, clientCa: auth.tlsClientCa },
     authenticators: auth.authenticators,
     authorizers: auth.authorizers,
+    anonymous: auth.anonymous,
+    ...(auth.proxyHeaders === undefined ? {} : { proxyHeaders: auth.proxyHeaders }),
+    admissionPlugins: auth.admissionPlugins,
+    ...(auth.serviceAccountTokens === undefined ? {} : { serviceAccountTokens: auth.serviceAccountTokens }),
+    ...(auth.openIdMetadata === undefined ? {} : { openIdMetadata: auth.openIdMetadata }),
+    metrics,
     featureGates: flags.featureGates,
     bookmarkIntervalMs: flags.bookmarkIntervalMs,
     gauges: [
@@ -102,7 +122,6 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   await startControlPlaneConfiguration(client, (message) => logFields(message));
   const address = await app.listen({ port: flags.port, host: flags.bindAddress });
   const port = new URL(address).port;
-  const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
   serverUrl = `https://${urlHost(connectHost)}:${port}`;
   await ensureKubernetesService(client, Number(port));
   const advertised = advertiseAddress(flags.advertiseAddress, flags.bindAddress);
@@ -111,6 +130,9 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   const kubernetesService = keepKubernetesService(client, Number(port), logLine, () => (advertised === undefined ? [] : [{ ip: advertised, port: Number(port) }]));
   const rbacBootstrap = keepRbacBootstrap(client, logLine);
   const serviceCidr = keepDefaultServiceCidr(client, logLine);
+  // kubeadm's bootstrap-token phase: what a joining node needs, while bootstrap tokens authenticate.
+  const kubeadmRbac = flags.auth.enableBootstrapTokenAuth ? keepKubeadmBootstrapRbac(client, logLine) : undefined;
+  if (flags.auth.enableBootstrapTokenAuth) keepClusterInfo(client, () => serverUrl, pki.caCert, logLine);
   const kubeconfig = await writeAdminKubeconfig(dataDir, serverUrl, pki);
   process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
   process.stdout.write(`kstore ready: serving https://${urlHost(connectHost)}:${port} (data dir ${dataDir}, revision ${client.currentRevision()})\n`);
@@ -118,6 +140,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   kubernetesService.stop();
   rbacBootstrap.stop();
   serviceCidr.stop();
+  kubeadmRbac?.stop();
   for (const controller of controllers) await controller.stop();
   await app.close();
   auth.close();

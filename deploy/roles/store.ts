@@ -45,6 +45,8 @@ export interface StoreFlags {
   readonly controllers?: readonly string[];
   /** --root-ca-file's content: the cluster CA the root CA publisher puts in every namespace. */
   readonly rootCertificate?: string;
+  /** --cluster-signing-cert-file, --cluster-signing-key-file (contents) and --cluster-signing-duration: csrsigning's CA. */
+  readonly clusterSigning?: { readonly certificate: string; readonly key: string; readonly durationSeconds: number };
   /** --quota-backend-bytes (0 or absent: the default). */
   readonly quotaBackendBytes?: number;
   /** --storage-reserve-bytes (absent: the default). */
@@ -127,7 +129,8 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
   });
   const duties = flags.leaderDuties === false ? undefined
     : startLeaderDuties({ state, isLeader, propose: (data) => { const refusal = admit(data); return refusal === undefined ? node.propose(data) : Promise.reject(new StorageAlarmError(refusal)); }, log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }),
-      ...(flags.rootCertificate === undefined ? {} : { rootCertificate: flags.rootCertificate }) });
+      ...(flags.rootCertificate === undefined ? {} : { rootCertificate: flags.rootCertificate }),
+      ...(flags.clusterSigning === undefined ? {} : { clusterSigning: flags.clusterSigning }) });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {

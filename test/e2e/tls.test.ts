@@ -78,9 +78,12 @@ describe('client certificate authentication', () => {
     expect(jsonBody<ObjectList>(response).kind).toBe('NamespaceList');
   });
 
-  it('answers a request without a client certificate with 401 and an Unauthorized Status body', async () => {
+  it('treats a request without credentials as system:anonymous: 403 on the API, 200 on /livez (kube-apiserver\'s default --anonymous-auth)', async () => {
     const response = await httpsRequest(admin.server, { ca: admin.ca }, { path: '/api/v1/namespaces' });
-    expectStatus(response, 401, 'Unauthorized');
+    expectStatus(response, 403, 'Forbidden');
+    expect(jsonBody<{ message: string }>(response).message).toBe('namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
+    const livez = await httpsRequest(admin.server, { ca: admin.ca }, { path: '/livez' });
+    expect(livez.status, describeResponse(livez)).toBe(200);
   });
 
   it('answers a request with a client certificate from a different CA with 401, even with the admin subject', async () => {

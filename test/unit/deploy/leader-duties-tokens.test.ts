@@ -59,7 +59,7 @@ async function withExpiredToken(controllers: string | undefined, leads = true) {
 describe('leader duties and bootstrap tokens', () => {
   it('with tokencleaner enabled: the leader expires the token, then deletes it', async () => {
     const { m, started } = await withExpiredToken('*,tokencleaner');
-    expect(started()).toEqual(['token-expiry', 'namespace-lifecycle', 'garbage-collector', 'pod-garbage-collector', 'serviceaccount', 'clusterrole-aggregation', 'tokencleaner']);
+    expect(started()).toEqual(['token-expiry', 'namespace-lifecycle', 'garbage-collector', 'pod-garbage-collector', 'serviceaccount', 'clusterrole-aggregation', 'csrapproving', 'csrcleaner', 'tokencleaner']);
     await waitFor(() => m.state.get(tokenKey) === undefined, { timeoutMs: 5_000, description: 'the expired token deleted' });
     const kinds = m.commands.map((command) => command.type);
     expect(kinds.indexOf('expireTokens')).toBeGreaterThan(-1);
@@ -68,7 +68,7 @@ describe('leader duties and bootstrap tokens', () => {
 
   it('by default (tokencleaner off, as kube-controller-manager): expired, not deleted', async () => {
     const { m, started } = await withExpiredToken(undefined);
-    expect(started()).toEqual(['token-expiry', 'namespace-lifecycle', 'garbage-collector', 'pod-garbage-collector', 'serviceaccount', 'clusterrole-aggregation']);
+    expect(started()).toEqual(['token-expiry', 'namespace-lifecycle', 'garbage-collector', 'pod-garbage-collector', 'serviceaccount', 'clusterrole-aggregation', 'csrapproving', 'csrcleaner']);
     await waitFor(() => m.state.lifecycleOf(tokenKey)?.token?.state === 'expired', { timeoutMs: 5_000, description: 'the token expired' });
     expect(m.state.get(tokenKey)).toBeDefined();
     expect(m.commands.some((command) => command.type === 'delete')).toBe(false);
