@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { httpsRequest, jsonBody, readKubeconfig } from '../support/kube-client.ts';
@@ -20,7 +21,6 @@ import { waitFor } from '../support/wait-for.ts';
 const tokenId = 'e2etok';
 const tokenSecretValue = 'q8z3m1x7c5v9b2n4';
 const token = `${tokenId}.${tokenSecretValue}`;
-const kubeconfig = 'apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://127.0.0.1:6443\n  name: ""\n';
 
 let dir: TempDir;
 let child: ChildProcess;
@@ -82,7 +82,15 @@ describe('bootstrap tokens on kstore server', () => {
   });
 
   it('walks create → authenticate → signed cluster-info → expired (401) → cleaned up', async () => {
-    expect((await asAdmin('POST', '/api/v1/namespaces/kube-public/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info' }, data: { kubeconfig } })).status).toBe(201);
+    // With bootstrap tokens on, the server keeps kubeadm's cluster-info: its URL and CA, nothing secret.
+    const kubeconfig = await waitFor(async () => {
+      const response = await asAdmin('GET', '/api/v1/namespaces/kube-public/configmaps/cluster-info');
+      return response.status === 200 ? jsonBody<{ data: Record<string, string> }>(response).data['kubeconfig'] : undefined;
+    }, { timeoutMs: 30_000, description: 'the server to create cluster-info', diagnostics: () => output });
+    const published = parse(kubeconfig) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[]; users: unknown };
+    expect(published.clusters[0]?.cluster.server).toBe(admin.server);
+    expect(Buffer.from(published.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString()).toBe(admin.ca);
+    expect(published.users).toBeNull();
     // A far expiration, so authenticating and signing are seen however slow the machine; then the
     // expiration is moved into the past and the leader's token expirer (re-planned by the update)
     // expires the token.

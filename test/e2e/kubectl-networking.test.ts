@@ -2,7 +2,7 @@
 // certificates.k8s.io CertificateSigningRequests through the real kubectl against one kstore
 // server: `create ingress --rule`, `get ing` with kube's columns, an IngressClass marked default
 // giving its name to an Ingress created without a class, `get servicecidr kubernetes`, and
-// `certificate approve` of a CSR that `get csr` then prints Approved.
+// `certificate approve` of a CSR that `get csr` then prints Approved, and csrsigning issues.
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubectlServer } from '../support/kubectl-server.ts';
 import type { KubectlServer } from '../support/kubectl-server.ts';
 import { parseTable } from '../support/table.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -79,7 +80,7 @@ describe('kubectl with networking and certificates', () => {
     expect(await ok(['get', 'servicecidr', 'kubernetes', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).toBe('True');
   });
 
-  it('kubectl certificate approve approves a CSR that get csr then prints Approved', async () => {
+  it('kubectl certificate approve approves a CSR, which csrsigning then issues (Approved,Issued)', async () => {
     const request = {
       apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'bob' },
       spec: { request: Buffer.from(await certificateRequestPem()).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'], expirationSeconds: 86400 },
@@ -89,8 +90,10 @@ describe('kubectl with networking and certificates', () => {
     expect(pending.headers).toEqual(['NAME', 'AGE', 'SIGNERNAME', 'REQUESTOR', 'REQUESTEDDURATION', 'CONDITION']);
     expect(pending.rows[0]).toMatchObject({ NAME: 'bob', SIGNERNAME: 'kubernetes.io/kube-apiserver-client', REQUESTOR: 'kstore-admin', REQUESTEDDURATION: '24h', CONDITION: 'Pending' });
     expect(await ok(['certificate', 'approve', 'bob'])).toContain('certificatesigningrequest.certificates.k8s.io/bob approved');
-    const approved = parseTable(await ok(['get', 'csr', 'bob']));
-    expect(approved.rows[0]).toMatchObject({ NAME: 'bob', CONDITION: 'Approved' });
     expect(await ok(['get', 'csr', 'bob', '-o', 'jsonpath={.status.conditions[0].reason}'])).toBe('KubectlApprove');
+    // csrsigning (on by default, with the data dir's CA) then issues the certificate.
+    await waitFor(async () => parseTable(await ok(['get', 'csr', 'bob'])).rows[0]?.['CONDITION'] === 'Approved,Issued', { timeoutMs: 30_000, description: 'the approved CSR to be issued' });
+    const issued = Buffer.from(await ok(['get', 'csr', 'bob', '-o', 'jsonpath={.status.certificate}']), 'base64').toString('utf8');
+    expect(issued).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
   });
 });
