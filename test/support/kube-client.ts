@@ -68,6 +68,8 @@ export interface RequestOptions {
   readonly body?: unknown;
   /** Overrides the TLS server name (SNI and certificate host check). */
   readonly servername?: string;
+  /** Do not verify the serving certificate (kubeadm's discovery before it knows the CA). */
+  readonly insecure?: boolean;
   readonly timeoutMs?: number;
 }
 
@@ -92,7 +94,7 @@ export function httpsRequest(server: string, credentials: Credentials, options: 
     const request = https.request({
       protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`,
       method: options.method ?? 'GET', headers, agent: false,
-      ca: credentials.ca, cert: credentials.cert, key: credentials.key,
+      ...(options.insecure === true ? { rejectUnauthorized: false } : { ca: credentials.ca }), cert: credentials.cert, key: credentials.key,
       ...(options.servername === undefined ? {} : { servername: options.servername }),
     }, (response) => {
       responded = true;
