@@ -68,7 +68,13 @@ export type TokenAuthenticationResult =
   | { readonly type: 'noCredentials' }
   | { readonly type: 'rejected'; readonly reason: string };
 
-export type TokenAuthenticator = (token: string) => Promise<TokenAuthenticationResult> | TokenAuthenticationResult;
+/**
+ * `audiences`: the audiences the caller wants the token checked for (kube's request audiences:
+ * a TokenReview's spec.audiences); absent or empty: the API audiences (--api-audiences). An
+ * authenticator that checks audiences answers an authentication with the `audiences` it
+ * accepted the token for; one that does not check them answers without `audiences`.
+ */
+export type TokenAuthenticator = (token: string, audiences?: readonly string[]) => Promise<TokenAuthenticationResult> | TokenAuthenticationResult;
 
 /**
  * The bearer token of an Authorization header, as k8s.io/apiserver's bearertoken authenticator
@@ -86,20 +92,64 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 /** kube's errInvalidToken: a bearer token that no token authenticator accepted. */
 export const invalidBearerToken = 'invalid bearer token';
 
+/** What the union of token authenticators concluded before any default error is given. */
+export type TokenUnionResult =
+  | { readonly type: 'authenticated'; readonly user: UserInfo; readonly audiences?: readonly string[] }
+  | { readonly type: 'unauthenticated'; readonly reasons: readonly string[] };
+
 /**
- * Runs the token authenticators in order over one token (kube's union token authenticator):
- * the first `authenticated` wins; otherwise `rejected` with the rejections' reasons, or with
- * "invalid bearer token" when none recognised it. Never `noCredentials`: a presented token is
- * never anonymous.
+ * Runs the token authenticators in order over one token, each asked for `audiences` (kube's
+ * union token authenticator): the first `authenticated` wins; otherwise every rejection's reason,
+ * in order (none: no authenticator recognised the token).
  */
-export async function authenticateToken(token: string, authenticators: readonly TokenAuthenticator[]): Promise<TokenAuthenticationResult> {
+export async function tokenUnion(token: string, authenticators: readonly TokenAuthenticator[], audiences?: readonly string[]): Promise<TokenUnionResult> {
   const reasons: string[] = [];
   for (const authenticator of authenticators) {
-    const result = await authenticator(token);
+    const result = await authenticator(token, audiences);
     if (result.type === 'authenticated') return result;
     if (result.type === 'rejected') reasons.push(result.reason);
   }
+  return { type: 'unauthenticated', reasons };
+}
+
+/**
+ * Runs the token authenticators in order over one token (kube's union token authenticator),
+ * each asked for `audiences` (absent: the API audiences): the first `authenticated` wins;
+ * otherwise `rejected` with the rejections' reasons, or with "invalid bearer token" when none
+ * recognised it. Never `noCredentials`: a presented token is never anonymous.
+ */
+export async function authenticateToken(
+  token: string, authenticators: readonly TokenAuthenticator[], audiences?: readonly string[],
+): Promise<TokenAuthenticationResult> {
+  const result = await tokenUnion(token, authenticators, audiences);
+  if (result.type === 'authenticated') return result;
+  const { reasons } = result;
   return { type: 'rejected', reason: reasons.length === 0 ? invalidBearerToken : `${invalidBearerToken}: ${reasons.join(', ')}` };
+}
+
+/**
+ * kube's Audiences.Intersect as `kept.Intersect(from)`: the members of `from`, in its order
+ * (repeats kept), that `kept` has.
+ */
+export function intersectAudiences(kept: readonly string[], from: readonly string[]): string[] {
+  return from.filter((audience) => kept.includes(audience));
+}
+
+/**
+ * kube's WrapAudienceAgnosticToken around a token authenticator whose answers say nothing about
+ * audiences (the token file, bootstrap tokens): when audiences are asked for, the token is
+ * accepted for those of them that are API audiences, and is not the authenticator's
+ * (`noCredentials`) when none is. An answer that names audiences comes from an authenticator
+ * that checked them itself and is passed on as it is; so is everything when no audiences are
+ * asked for (existing callers: the API audiences, which the authenticator serves).
+ */
+export function audienceAgnosticTokenAuthenticator(apiAudiences: readonly string[], delegate: TokenAuthenticator): TokenAuthenticator {
+  return async (token, audiences) => {
+    const result = await delegate(token, audiences);
+    if (audiences === undefined || audiences.length === 0 || result.type !== 'authenticated' || result.audiences !== undefined) return result;
+    const accepted = intersectAudiences(apiAudiences, audiences);
+    return accepted.length === 0 ? { type: 'noCredentials' } : { ...result, audiences: accepted };
+  };
 }
 
 /**

@@ -173,13 +173,17 @@ function checkLegacy(claims: LegacyTokenClaims, token: string, reader: ServiceAc
   return { info: { namespace, name, uid } };
 }
 
-/** The token authenticator: not a service account token of ours → noCredentials; else authenticated or rejected. */
+/**
+ * The token authenticator: not a service account token of ours → noCredentials; else authenticated
+ * (with the audiences, of those asked for or else the API audiences, the token was accepted for)
+ * or rejected.
+ */
 export function serviceAccountTokenAuthenticator(options: ServiceAccountAuthenticatorOptions): TokenAuthenticator {
   const verify = serviceAccountTokenVerifier(options);
   const now = options.now ?? (() => new Date());
   const lookup = options.lookup ?? true;
-  return async (token): Promise<TokenAuthenticationResult> => {
-    const verification = await verify(token);
+  return async (token, audiences): Promise<TokenAuthenticationResult> => {
+    const verification = await verify(token, audiences);
     if (verification.type === 'foreign') return { type: 'noCredentials' };
     if (verification.type === 'rejected') return verification;
     const { claims } = verification;

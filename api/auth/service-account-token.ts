@@ -11,7 +11,8 @@
 // Verifying (kube's jwtTokenAuthenticator): a token that is not a compact JWS, or whose unverified
 // iss is none of ours, is `foreign` (another token authenticator's); otherwise the signature must
 // verify with the keys of the token's kid (all keys when it has none), the issuer must be ours,
-// and the token's audiences (the API audiences when it has none) must meet the API audiences.
+// and the token's audiences (the API audiences when it has none) must meet the audiences asked
+// for (a TokenReview's; by default the API audiences).
 // The claim checks that follow are kube's validators': a bound token's exp/nbf/iat with go-jose's
 // 60 s leeway, a legacy token's required claims and subject. Reasons never carry the token.
 import { randomUUID } from 'node:crypto';
@@ -354,11 +355,16 @@ async function verifiedPayload(token: string, keys: readonly ServiceAccountPubli
   return { reason: aggregate(failures) };
 }
 
-/** Checks a token's signature, issuer and audiences (kube's jwtTokenAuthenticator before its validator). */
-export function serviceAccountTokenVerifier(options: ServiceAccountTokenVerifierOptions): (token: string) => Promise<TokenVerification> {
+/**
+ * Checks a token's signature, issuer and audiences (kube's jwtTokenAuthenticator before its
+ * validator). `audiences`: the audiences asked for (absent or empty: the API audiences); the
+ * token is accepted for those of them it names (the API audiences when it names none), in the
+ * order asked, and rejected when that leaves none while there are API audiences.
+ */
+export function serviceAccountTokenVerifier(options: ServiceAccountTokenVerifierOptions): (token: string, audiences?: readonly string[]) => Promise<TokenVerification> {
   const issuers = new Set([...options.issuers, legacyIssuer]);
   const implicitAudiences = [...options.apiAudiences];
-  return async (token) => {
+  return async (token, requested) => {
     const claimedIssuer = unverifiedIssuer(token);
     if (claimedIssuer === undefined || !issuers.has(claimedIssuer)) return { type: 'foreign' };
     let kid: unknown;
@@ -385,9 +391,10 @@ export function serviceAccountTokenVerifier(options: ServiceAccountTokenVerifier
     }
     if (!issuers.has(issuer)) return { type: 'rejected', reason: `token issuer ${JSON.stringify(issuer)} is invalid` };
     const tokenAudiences = claims.audiences.length === 0 ? implicitAudiences : claims.audiences;
-    const audiences = tokenAudiences.filter((audience, index) => implicitAudiences.includes(audience) && tokenAudiences.indexOf(audience) === index);
+    const targetAudiences = requested === undefined || requested.length === 0 ? implicitAudiences : [...requested];
+    const audiences = targetAudiences.filter((audience) => tokenAudiences.includes(audience));
     if (audiences.length === 0 && implicitAudiences.length !== 0) {
-      return { type: 'rejected', reason: `token audiences ${quotedList(tokenAudiences)} is invalid for the target audiences ${quotedList(implicitAudiences)}` };
+      return { type: 'rejected', reason: `token audiences ${quotedList(tokenAudiences)} is invalid for the target audiences ${quotedList(targetAudiences)}` };
     }
     return { type: 'verified', claims, audiences };
   };

@@ -1,20 +1,22 @@
 // Owns: the webhook token authenticator (--authentication-token-webhook-config-file; kube's
 // plugin/pkg/authenticator/token/webhook wrapped in pkg/authentication/token/cache as
 // kube-apiserver wraps it). A bearer token is sent as a TokenReview (authentication.k8s.io/v1beta1
-// by default, v1 with --authentication-token-webhook-version=v1) with spec.token and, when the
-// server has API audiences (--api-audiences), spec.audiences. The answer:
+// by default, v1 with --authentication-token-webhook-version=v1) with spec.token and, when
+// audiences are wanted, spec.audiences: those the caller asks for (a TokenReview's), else the API
+// audiences (--api-audiences); none when both are empty. The answer:
 // - a webhook call that fails (after kube's retries) is `rejected` with the call's error;
-// - with API audiences, status.audiences (or the API audiences when the webhook names none)
-//   must intersect them, else the token is not the webhook's (`noCredentials`);
+// - with wanted audiences, status.audiences (or the API audiences when the webhook names none)
+//   must intersect them, else the token is not the webhook's (`noCredentials`); the token is
+//   accepted for that intersection, in the order the webhook (or the API audiences) gives;
 // - status.authenticated false is `rejected` with status.error when there is one, else
 //   `noCredentials` (kube's `nil, false, nil`: the union then says "invalid bearer token");
 // - otherwise the user is status.user, with system:authenticated added as kube's group adder does.
 // Answers without an error are cached for --authentication-token-webhook-cache-ttl (default 2m),
-// authenticated and unauthenticated alike (failed calls and status.error are not), under an HMAC of the token and audiences with a per-process random
+// authenticated and unauthenticated alike (failed calls and status.error are not), under an HMAC of the token and wanted audiences with a per-process random
 // key; concurrent lookups of one token share one call; a lookup gives up after 30 s in all.
 // No reason ever contains the token.
 import { createHmac, randomBytes } from 'node:crypto';
-import { authenticatedGroup } from './authn.ts';
+import { authenticatedGroup, intersectAudiences } from './authn.ts';
 import type { TokenAuthenticationResult, TokenAuthenticator, UserInfo } from './authn.ts';
 import { ExpiringCache } from './decision-cache.ts';
 import { decodeReview, defaultRetryBackoff, reviewField, reviewObject, withWebhookRetry } from './webhook-kubeconfig.ts';
@@ -126,7 +128,7 @@ interface Lookup {
 export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenAuthenticator {
   const version = tokenReviewVersion(options.version ?? defaultTokenWebhookVersion);
   const apiVersion = `${authenticationGroup}/${version}`;
-  const audiences = [...(options.apiAudiences ?? [])];
+  const apiAudiences = [...(options.apiAudiences ?? [])];
   const ttlMs = options.cacheTtlMs ?? defaultTokenWebhookCacheTtlMs;
   const backoff = options.retryBackoff ?? defaultRetryBackoff;
   const lookupTimeoutMs = options.lookupTimeoutMs ?? sharedLookupTimeoutMs;
@@ -134,7 +136,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenAu
   const inFlight = new Map<string, Promise<Lookup>>();
   const hmacKey = randomBytes(32);
 
-  function cacheKey(token: string): string {
+  function cacheKey(token: string, audiences: readonly string[]): string {
     const hmac = createHmac('sha256', hmacKey);
     const length = (value: number) => {
       const bytes = Buffer.alloc(4);
@@ -152,7 +154,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenAu
     return hmac.digest('base64');
   }
 
-  async function review(token: string): Promise<Lookup> {
+  async function review(token: string, audiences: readonly string[]): Promise<Lookup> {
     let status: ReviewStatus;
     try {
       const body = tokenReviewRequest(version, token, audiences);
@@ -166,8 +168,8 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenAu
     }
     let granted: string[] | undefined;
     if (audiences.length > 0) {
-      const offered = status.audiences.length > 0 ? status.audiences : audiences;
-      granted = audiences.filter((audience) => offered.includes(audience));
+      const offered = status.audiences.length > 0 ? status.audiences : apiAudiences;
+      granted = intersectAudiences(audiences, offered);
       if (granted.length === 0) return { result: { type: 'noCredentials' }, cacheable: true };
     }
     if (!status.authenticated) {
@@ -179,13 +181,14 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenAu
     return { result: { type: 'authenticated', user: status.user, ...(granted === undefined ? {} : { audiences: granted }) }, cacheable: true };
   }
 
-  return async (token) => {
-    const key = cacheKey(token);
+  return async (token, requested) => {
+    const audiences = requested === undefined || requested.length === 0 ? apiAudiences : [...requested];
+    const key = cacheKey(token, audiences);
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
     let pending = inFlight.get(key);
     if (pending === undefined) {
-      pending = review(token).then((lookup) => {
+      pending = review(token, audiences).then((lookup) => {
         if (lookup.cacheable) cache.set(key, lookup.result, ttlMs);
         return lookup;
       }).finally(() => inFlight.delete(key));
