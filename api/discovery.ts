@@ -4,7 +4,8 @@
 // v2beta1 APIGroupDiscoveryList, one request for all resources), chosen from the Accept header
 // like kube-apiserver does. Everything is derived at startup from api/registry/kinds.ts and, for
 // the create-only reviews that are never stored (authorization.k8s.io access reviews served by
-// api/auth/rbac-reviews.ts, authentication.k8s.io SelfSubjectReview by api/auth/self-subject-review.ts),
+// api/auth/rbac-reviews.ts, authentication.k8s.io SelfSubjectReview and TokenReview by
+// api/auth/self-subject-review.ts and api/auth/token-review.ts),
 // from reviewResources below. As kube-apiserver (go-restful web services, and the aggregator's
 // /apis/ handler), every document is also served with a trailing slash (/version/ is what the
 // generated clients call); /apis/ is the legacy list only. It does not serve resources
@@ -55,12 +56,13 @@ function review(group: string, resource: string, kind: string, namespaced = fals
 }
 
 /**
- * The reviews kstore serves, in kube's order (resources sorted by name). authentication.k8s.io
- * lists only SelfSubjectReview: kstore serves no TokenReview, and its v1beta1 SelfSubjectReview
- * (for kubectl 1.27) is not advertised, as kube 1.29+ disables that beta version by default.
+ * The reviews kstore serves, in kube's order (resources sorted by name). kstore's v1beta1
+ * SelfSubjectReview (for kubectl 1.27) is not advertised, as kube 1.29+ disables that beta
+ * version by default.
  */
 export const reviewResources: readonly ReviewResource[] = [
   review(authenticationGroup, 'selfsubjectreviews', 'SelfSubjectReview'),
+  review(authenticationGroup, 'tokenreviews', 'TokenReview'),
   review(authorizationGroup, 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
   review(authorizationGroup, 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
   review(authorizationGroup, 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'),

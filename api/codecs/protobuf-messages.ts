@@ -32,14 +32,14 @@ export interface FieldJsonFacts {
 /**
  * Kinds kstore takes or answers as protobuf besides its stored resources (api/registry/kinds.ts)
  * and their subresources' bodies: the create-only reviews (api/auth/rbac-reviews.ts,
- * api/auth/self-subject-review.ts) and the metadata-only views (api/partial-metadata.ts). A version the
+ * api/auth/self-subject-review.ts, api/auth/token-review.ts) and the metadata-only views (api/partial-metadata.ts). A version the
  * descriptions lack reads its kinds from `describedBy` (kubectl before 1.28 sends
  * SelfSubjectReview as v1beta1, the same message as v1; meta.k8s.io/v1beta1 has only its own
  * PartialObjectMetadataList).
  */
 const nonResourceKinds: readonly { readonly apiVersion: string; readonly kinds: readonly string[]; readonly describedBy?: string }[] = [
   { apiVersion: 'authorization.k8s.io/v1', kinds: ['LocalSubjectAccessReview', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview'] },
-  { apiVersion: 'authentication.k8s.io/v1', kinds: ['SelfSubjectReview'] },
+  { apiVersion: 'authentication.k8s.io/v1', kinds: ['SelfSubjectReview', 'TokenReview'] },
   { apiVersion: 'authentication.k8s.io/v1beta1', kinds: ['SelfSubjectReview'], describedBy: 'authentication.k8s.io/v1' },
   { apiVersion: 'meta.k8s.io/v1', kinds: ['PartialObjectMetadata', 'PartialObjectMetadataList'] },
   { apiVersion: 'meta.k8s.io/v1beta1', kinds: ['PartialObjectMetadata', 'PartialObjectMetadataList'], describedBy: 'meta.k8s.io/v1' },
