@@ -6,6 +6,7 @@
 // store leader's garbage collector honours kubectl's --cascade modes. Also the issue's kubectl
 // behaviours on the HA cluster: get --chunk-size, create --dry-run=server, --validate=strict.
 import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -19,11 +20,14 @@ import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { cronTab, cronTabCrd, cronTabCrdName } from '../support/crd-fixtures.ts';
+import { caCertHash, joinAsNode } from '../support/node-join.ts';
 
 interface KubeObject {
   metadata?: { name?: string; uid?: string; resourceVersion?: string; ownerReferences?: unknown[]; finalizers?: string[]; deletionTimestamp?: string };
   data?: Record<string, string>;
 }
+
+const haToken = 'ha-static-token-6b1e9d3f';
 
 let dir: TempDir | undefined;
 let kubectl: Kubectl;
@@ -31,7 +35,12 @@ let cluster: Target | undefined;
 
 beforeAll(async () => {
   dir = await makeTempDir('kstore-e2e-kubectl-ha-');
-  cluster = await startCluster(dir, ['--controllers', '*,tokencleaner,bootstrapsigner', '--enable-bootstrap-token-auth']);
+  const tokenFile = path.join(dir.path, 'tokens.csv');
+  await writeFile(tokenFile, `${haToken},hauser,uid-hauser,"ha-devs"\n`, { mode: 0o600 });
+  cluster = await startCluster(dir, [
+    '--controllers', '*,tokencleaner,bootstrapsigner', '--enable-bootstrap-token-auth', '--token-auth-file', tokenFile,
+    '--authorization-mode', 'Node,RBAC', '--enable-admission-plugins', 'NodeRestriction',
+  ]);
   kubectl = new Kubectl({ kubeconfig: cluster.kubeconfig, cacheDir: path.join(dir.path, 'kube-cache') });
 }, 120_000);
 
@@ -169,6 +178,47 @@ describe('kubectl against an HA cluster (kstore cluster up: 3 nats-servers, 3 st
     await waitFor(async () => (await kubectl.run([...onA2, 'get', 'secret', 'bootstrap-token-hatest', '-n', 'kube-system'])).stderr.includes('(NotFound)'), {
       timeoutMs: 30_000, intervalMs: 250, description: 'the expired token secret to be cleaned up', diagnostics: logsTail,
     });
+  });
+
+  it('every replica takes the same static tokens, service account tokens minted by the other, and anonymous probes', async () => {
+    const credentials = await readKubeconfig(path.join(dir!.path, 'ha', 'admin.kubeconfig'));
+    const apis = (JSON.parse(readFileSync(path.join(dir!.path, 'ha', 'cluster.json'), 'utf8')) as { apis: { url: string }[] }).apis.map((api) => api.url);
+    const whoami = async (url: string, token: string) => {
+      const response = await httpsRequest(url, { ca: credentials.ca }, {
+        method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', headers: { authorization: `Bearer ${token}` },
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      });
+      return response.status === 201 ? (JSON.parse(response.body) as { status: { userInfo: { username: string } } }).status.userInfo.username : `HTTP ${response.status}`;
+    };
+    for (const url of apis) {
+      expect(await whoami(url, haToken)).toBe('hauser');
+      expect((await httpsRequest(url, { ca: credentials.ca }, { path: '/livez' })).status).toBe(200);
+    }
+    await ensureNamespace('ha-tokens');
+    await ok([...onA1, 'create', 'serviceaccount', 'robot', '-n', 'ha-tokens']);
+    const token = (await ok([...onA1, 'create', 'token', 'robot', '-n', 'ha-tokens'])).trim();
+    // a2 checks the account in its own copy of the state, which may lag a1's write by a moment.
+    await waitFor(async () => (await whoami(apis[1]!, token)) === 'system:serviceaccount:ha-tokens:robot', { timeoutMs: 30_000, description: 'a1\'s token to authenticate through a2', diagnostics: logsTail });
+    await ok([...onA2, 'delete', 'serviceaccount', 'robot', '-n', 'ha-tokens']);
+    await waitFor(async () => (await whoami(apis[0]!, token)) === 'HTTP 401', { timeoutMs: 30_000, description: 'the deleted account\'s token to be refused through a1', diagnostics: logsTail });
+  });
+
+  it('a node joins through one replica with a bootstrap token and acts as system:node:<name> through the other', async () => {
+    const credentials = await readKubeconfig(path.join(dir!.path, 'ha', 'admin.kubeconfig'));
+    const apis = (JSON.parse(readFileSync(path.join(dir!.path, 'ha', 'cluster.json'), 'utf8')) as { apis: { url: string }[] }).apis.map((api) => api.url);
+    await ok([...onA1, 'create', 'secret', 'generic', 'bootstrap-token-hajoin', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
+      '--from-literal=token-id=hajoin', '--from-literal=token-secret=5q8w2e7r4t1y9u3i', '--from-literal=usage-bootstrap-authentication=true',
+      '--from-literal=usage-bootstrap-signing=true', '--from-literal=auth-extra-groups=system:bootstrappers:kubeadm:default-node-token']);
+    // The store leader's bootstrap signer signs cluster-info; a1 then serves the signature.
+    await waitFor(async () => {
+      const response = await httpsRequest(apis[0]!, { ca: credentials.ca }, { path: '/api/v1/namespaces/kube-public/configmaps/cluster-info' });
+      return response.status === 200 && (JSON.parse(response.body) as { data: Record<string, string> }).data['jws-kubeconfig-hajoin'] !== undefined;
+    }, { timeoutMs: 30_000, description: 'cluster-info signed with the join token', diagnostics: logsTail });
+    const joined = await joinAsNode({ server: apis[0]!, token: 'hajoin.5q8w2e7r4t1y9u3i', caCertHash: caCertHash(credentials.ca), nodeName: 'ha-worker', timeoutMs: 60_000 });
+    const registered = await httpsRequest(apis[1]!, joined.credentials, { method: 'POST', path: '/api/v1/nodes', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'ha-worker' } } });
+    expect(registered.status, registered.body).toBe(201);
+    const other = await httpsRequest(apis[1]!, joined.credentials, { path: '/api/v1/namespaces/kube-system/secrets' });
+    expect(other.status).toBe(403);
   });
 
   it('get --chunk-size pages through a namespace and shows every item once', async () => {
