@@ -6,7 +6,8 @@ import { randomUUID, randomInt } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { authnPlugin } from './auth/authn.ts';
-import type { Authenticator, ProxyHeaderNames } from './auth/authn.ts';
+import type { Authenticator, ProxyHeaderNames, TokenAuthenticator } from './auth/authn.ts';
+import { tokenReviewPlugin } from './auth/token-review.ts';
 import type { AnonymousAuthConfig } from './auth/anonymous.ts';
 import type { ServiceAccountTokenIssuer } from './auth/service-account-token.ts';
 import { oidcDiscoveryPlugin } from './auth/oidc-discovery.ts';
@@ -88,6 +89,10 @@ export interface ServerOptions {
   readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
   /** The service account issuer's discovery documents (absent: /.well-known/openid-configuration is not served). */
   readonly openIdMetadata?: OpenIdMetadata;
+  /** The bearer-token authenticators TokenReview runs (absent: every token is "invalid bearer token"). */
+  readonly tokenAuthenticators?: readonly TokenAuthenticator[];
+  /** --api-audiences: what TokenReview checks tokens for when the review names none. */
+  readonly apiAudiences?: readonly string[];
   /** The metrics registry to serve (default a new one); given when series are registered before the server is built. */
   readonly metrics?: ApiMetrics;
 }
@@ -176,6 +181,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   // The access reviews (kubectl auth can-i); RBAC's escalation check is in the write path.
   await app.register(accessReviewsPlugin, { store: options.store, authorizers: [...options.authorizers] });
   await app.register(selfSubjectReviewPlugin);
+  await app.register(tokenReviewPlugin, { authenticators: [...(options.tokenAuthenticators ?? [])], apiAudiences: [...(options.apiAudiences ?? [])] });
   if (options.openIdMetadata !== undefined) await app.register(oidcDiscoveryPlugin, { metadata: options.openIdMetadata });
   await app.register(metricsPlugin, { metrics });
   await app.register(healthPlugin, { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] });

@@ -50,6 +50,10 @@ export interface AuthWiring {
   readonly serviceAccountTokens: ServiceAccountTokenIssuer | undefined;
   /** The issuer discovery documents (the issuer is an https URL). */
   readonly openIdMetadata: OpenIdMetadata | undefined;
+  /** The bearer-token authenticators, for TokenReview. */
+  readonly tokenAuthenticators: readonly TokenAuthenticator[];
+  /** --api-audiences (default: the issuers). */
+  readonly apiAudiences: readonly string[];
   /** Stops what the wiring started (the config reloader, webhook connections). */
   close(): void;
 }
@@ -225,6 +229,8 @@ export async function wireAuth(inputs: AuthWiringInputs): Promise<AuthWiring> {
       admissionPlugins: admissionPlugins(flags, () => chain),
       serviceAccountTokens: accounts.issuer,
       openIdMetadata: accounts.metadata,
+      tokenAuthenticators: tokens,
+      apiAudiences: flags.apiAudiences,
       close,
     };
   } catch (error) {

@@ -155,6 +155,8 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     admissionPlugins: auth.admissionPlugins,
     ...(auth.serviceAccountTokens === undefined ? {} : { serviceAccountTokens: auth.serviceAccountTokens }),
     ...(auth.openIdMetadata === undefined ? {} : { openIdMetadata: auth.openIdMetadata }),
+    tokenAuthenticators: auth.tokenAuthenticators,
+    apiAudiences: auth.apiAudiences,
     metrics,
     ...(flags.featureGates === undefined ? {} : { featureGates: flags.featureGates }),
     ...(flags.watchCacheEvents === undefined ? {} : { watchCacheEventsMax: flags.watchCacheEvents }),

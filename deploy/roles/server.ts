@@ -85,6 +85,8 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     admissionPlugins: auth.admissionPlugins,
     ...(auth.serviceAccountTokens === undefined ? {} : { serviceAccountTokens: auth.serviceAccountTokens }),
     ...(auth.openIdMetadata === undefined ? {} : { openIdMetadata: auth.openIdMetadata }),
+    tokenAuthenticators: auth.tokenAuthenticators,
+    apiAudiences: auth.apiAudiences,
     metrics,
     featureGates: flags.featureGates,
     bookmarkIntervalMs: flags.bookmarkIntervalMs,

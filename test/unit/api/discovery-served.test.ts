@@ -1,7 +1,7 @@
 // Discovery as the whole API server serves it (buildServer through the harness, fastify
 // inject): the documents with a trailing slash, as kube-apiserver serves them (/version/ is what
 // the generated clients call), the health endpoints without one, and the create-only reviews
-// (authorization.k8s.io access reviews, authentication.k8s.io SelfSubjectReview) advertised
+// (authorization.k8s.io access reviews, authentication.k8s.io SelfSubjectReview and TokenReview) advertised
 // exactly as served — every advertised review answers a POST, nothing unserved is listed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness } from './harness.ts';
@@ -109,10 +109,11 @@ describe('authorization.k8s.io/v1 and authentication.k8s.io/v1 in discovery', ()
     ]);
   });
 
-  it('/apis/authentication.k8s.io/v1 lists SelfSubjectReview only (kstore serves no TokenReview); v1beta1 is not advertised', async () => {
+  it('/apis/authentication.k8s.io/v1 lists SelfSubjectReview and TokenReview; v1beta1 is not advertised', async () => {
     const body = (await get('/apis/authentication.k8s.io/v1')).json() as { resources: ApiResource[] };
     expect(body.resources).toEqual([
       { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+      { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
     ]);
     expect((await get('/apis/authentication.k8s.io/v1beta1')).statusCode).toBe(404);
   });
@@ -132,7 +133,7 @@ describe('authorization.k8s.io/v1 and authentication.k8s.io/v1 in discovery', ()
       scope: 'Cluster', singularResource: 'selfsubjectaccessreview', verbs: ['create'],
     });
     const authentication = items.find((item) => item.metadata.name === 'authentication.k8s.io');
-    expect(authentication?.versions.flatMap((version) => version.resources.map((resource) => `${version.version}/${resource.resource}`))).toEqual(['v1/selfsubjectreviews']);
+    expect(authentication?.versions.flatMap((version) => version.resources.map((resource) => `${version.version}/${resource.resource}`))).toEqual(['v1/selfsubjectreviews', 'v1/tokenreviews']);
   });
 
   it('every review the aggregated discovery advertises answers a POST at the path its scope gives', async () => {
@@ -143,6 +144,7 @@ describe('authorization.k8s.io/v1 and authentication.k8s.io/v1 in discovery', ()
       SubjectAccessReview: { spec: { user: 'someone', resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 't' } } },
       LocalSubjectAccessReview: { spec: { user: 'someone', resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 't' } } },
       SelfSubjectRulesReview: { spec: { namespace: 't' } },
+      TokenReview: { spec: { token: 'x' } },
     };
     let checked = 0;
     for (const item of items.filter((group) => ['authorization.k8s.io', 'authentication.k8s.io'].includes(group.metadata.name ?? ''))) {
@@ -158,6 +160,6 @@ describe('authorization.k8s.io/v1 and authentication.k8s.io/v1 in discovery', ()
         }
       }
     }
-    expect(checked).toBe(5);
+    expect(checked).toBe(6);
   });
 });

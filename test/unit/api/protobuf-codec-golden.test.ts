@@ -71,8 +71,8 @@ const servedSinceGolden = [
   'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration', 'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfigurationList',
   'flowcontrol.apiserver.k8s.io/v1/DeleteOptions', 'flowcontrol.apiserver.k8s.io/v1/Status',
   'apiregistration.k8s.io/v1/APIService', 'apiregistration.k8s.io/v1/APIServiceList', 'apiregistration.k8s.io/v1/DeleteOptions', 'apiregistration.k8s.io/v1/Status',
-  // serviceaccounts/token answers a TokenRequest.
-  ...['DeleteOptions', 'Status', 'TokenRequest'].map((kind) => `authentication.k8s.io/v1/${kind}`),
+  // serviceaccounts/token answers a TokenRequest; tokenreviews take and give a TokenReview.
+  ...['DeleteOptions', 'Status', 'TokenRequest', 'TokenReview'].map((kind) => `authentication.k8s.io/v1/${kind}`),
 ];
 
 describe('protobuf codec: kinds', () => {
