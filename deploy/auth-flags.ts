@@ -246,7 +246,7 @@ export function authFlagArguments(values: AuthFlagValues): string[] {
 }
 
 /** Help text of these flags, shared by the roles' usage. */
-export const authFlagsUsage = `  Authentication (kube-apiserver's flags; see README "Authentication and authorization"):
+export const authFlagsUsage = `  Authentication (kube-apiserver's flags; README "Authentication and authorization"):
   --anonymous-auth <bool> requests no authenticator recognises are system:anonymous (default true,
                           false with --authorization-mode AlwaysAllow)
   --authentication-config <f>

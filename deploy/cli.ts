@@ -69,7 +69,7 @@ Flags for server:
                           free space kept on the data dir's filesystem: below it the same alarm is
                           raised, before a write could fail for lack of space (default 64Mi; 0 off)
   -h, --help              show this help
-${authFlagsUsage}
+
 Flags for store:
   --id <id>               this member's id (letters, digits, '-' and '_')
   --peers <id,id,...>     every voter of the group, including this member
@@ -113,11 +113,13 @@ Flags for api:
   --watch-cache-events <n>  change events each watch cache keeps for resumption (older starts get 410 Gone)
   --name <name>           this replica's name on the console's cluster page (default host:port)
   --feature-gates <list>  alpha features, as for server
-  the authentication and authorization flags below, as for server
+  and the authentication and authorization flags below
   --watch-bookmark-interval <d>
                           BOOKMARK period of watches that allow them, as for server (default 1m)
   -h, --help              show this help
-`;
+
+Authentication and authorization flags for server and api:
+${authFlagsUsage}`;
 
 export interface ServerFlags {
   readonly port: number;

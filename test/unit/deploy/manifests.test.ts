@@ -25,15 +25,19 @@ const apiContractFlags = ['nats', 'port', 'bind-address', 'tls-cert-file', 'tls-
 function documentedFlags(): Map<string, Set<string>> {
   const usage = execFileSync(process.execPath, [path.join(deployDir, 'kstore.mjs'), '--help'], { encoding: 'utf8' });
   const flags = new Map<string, Set<string>>();
-  let current: Set<string> | undefined;
+  let current: Set<string>[] | undefined;
   for (const line of usage.split('\n')) {
-    const section = /^Flags for ([a-z]+):/.exec(line);
+    // "Flags for server:", and "... flags for server and api:" for flags both take.
+    const section = /^(?:[A-Z][a-z ]* f|F)lags for ([a-z]+)(?: and ([a-z]+))?:/.exec(line);
     if (section?.[1] !== undefined) {
-      current = new Set();
-      flags.set(section[1], current);
+      current = [section[1], section[2]].flatMap((name) => (name === undefined ? [] : [name])).map((name) => {
+        const existing = flags.get(name) ?? new Set<string>();
+        flags.set(name, existing);
+        return existing;
+      });
       continue;
     }
-    for (const match of line.matchAll(/^\s+(?:-\w, )?--([a-z][a-z-]*)/g)) if (match[1] !== undefined) current?.add(match[1]);
+    for (const match of line.matchAll(/^\s+(?:-\w, )?--([a-z][a-z-]*)/g)) if (match[1] !== undefined) for (const set of current ?? []) set.add(match[1]);
   }
   if (!flags.has('api')) flags.set('api', new Set([...apiContractFlags, 'help']));
   return flags;
