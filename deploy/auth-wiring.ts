@@ -14,7 +14,7 @@ import {
   webhookClientFromKubeconfig,
 } from '../api/index.ts';
 import type {
-  AdmissionPlugin, OpenIdMetadata, ServiceAccountTokenIssuer, AnonymousAuthConfig, ApiMetrics, Authenticator, AuthorizationMode, Authorizer, AuthorizerFactories, ProxyHeaderNames, StoreClient,
+  AdmissionPlugin, OpenIdMetadata, ServerOptions, ServiceAccountTokenIssuer, AnonymousAuthConfig, ApiMetrics, Authenticator, AuthorizationMode, Authorizer, AuthorizerFactories, ProxyHeaderNames, StoreClient,
   TokenAuthenticator, WebhookClient,
 } from '../api/index.ts';
 import { readFile } from 'node:fs/promises';
@@ -54,6 +54,8 @@ export interface AuthWiring {
   readonly tokenAuthenticators: readonly TokenAuthenticator[];
   /** --api-audiences (default: the issuers). */
   readonly apiAudiences: readonly string[];
+  /** All of the above as buildServer's options (tls aside: the caller owns its keys). */
+  readonly serverOptions: Pick<ServerOptions, 'authenticators' | 'authorizers' | 'anonymous' | 'proxyHeaders' | 'admissionPlugins' | 'serviceAccountTokens' | 'openIdMetadata' | 'tokenAuthenticators' | 'apiAudiences'>;
   /** Stops what the wiring started (the config reloader, webhook connections). */
   close(): void;
 }
@@ -216,21 +218,23 @@ export async function wireAuth(inputs: AuthWiringInputs): Promise<AuthWiring> {
     const accounts = await serviceAccounts(inputs);
     const tokens = await tokenAuthenticators(inputs, accounts, closers);
     const chain = await authorizers(inputs, closers);
+    const authenticators = [
+      ...(proxy === undefined ? [] : [proxy.authenticator]),
+      certificateAuthenticatorFor(inputs.clientCa),
+      ...(tokens.length > 0 ? [bearerTokenAuthenticator(tokens)] : []),
+    ];
+    const plugins = admissionPlugins(flags, () => chain);
     return {
-      authenticators: [
-        ...(proxy === undefined ? [] : [proxy.authenticator]),
-        certificateAuthenticatorFor(inputs.clientCa),
-        ...(tokens.length > 0 ? [bearerTokenAuthenticator(tokens)] : []),
-      ],
-      authorizers: chain,
-      anonymous,
-      proxyHeaders: proxy?.names,
+      authenticators, authorizers: chain, anonymous, proxyHeaders: proxy?.names,
       tlsClientCa: proxy === undefined ? inputs.clientCa : `${inputs.clientCa.trimEnd()}\n${proxy.caPem}`,
-      admissionPlugins: admissionPlugins(flags, () => chain),
-      serviceAccountTokens: accounts.issuer,
-      openIdMetadata: accounts.metadata,
-      tokenAuthenticators: tokens,
-      apiAudiences: flags.apiAudiences,
+      admissionPlugins: plugins, serviceAccountTokens: accounts.issuer, openIdMetadata: accounts.metadata,
+      tokenAuthenticators: tokens, apiAudiences: flags.apiAudiences,
+      serverOptions: {
+        authenticators, authorizers: chain, anonymous, admissionPlugins: plugins, tokenAuthenticators: tokens, apiAudiences: flags.apiAudiences,
+        ...(proxy === undefined ? {} : { proxyHeaders: proxy.names }),
+        ...(accounts.issuer === undefined ? {} : { serviceAccountTokens: accounts.issuer }),
+        ...(accounts.metadata === undefined ? {} : { openIdMetadata: accounts.metadata }),
+      },
       close,
     };
   } catch (error) {

@@ -8,6 +8,7 @@
 // (controller_policy.go) are left out: kstore's controllers propose to the store in-process
 // and never pass through authorization.
 import type { PolicyRule } from './rbac-rules.ts';
+import { nodeRules } from './node-authorizer.ts';
 
 export const bootstrapLabel = { 'kubernetes.io/bootstrapping': 'rbac-defaults' } as const;
 export const autoUpdateAnnotation = 'rbac.authorization.kubernetes.io/autoupdate';
@@ -94,27 +95,8 @@ export const bootstrapClusterRoles: readonly BootstrapClusterRole[] = [
       rule(read, ['events.k8s.io'], ['events']),
     ],
   },
-  {
-    name: 'system:node',
-    rules: [
-      rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
-      rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews', 'localsubjectaccessreviews']),
-      rule(read, [''], ['services']),
-      rule(['create', 'get', 'list', 'watch'], [''], ['nodes']),
-      rule(['update', 'patch'], [''], ['nodes/status']),
-      rule(['update', 'patch'], [''], ['nodes']),
-      rule(['create', 'update', 'patch'], [''], ['events']),
-      rule(read, [''], ['pods']),
-      rule(['create', 'delete'], [''], ['pods']),
-      rule(['update', 'patch'], [''], ['pods/status']),
-      rule(['create'], [''], ['pods/eviction']),
-      rule(read, [''], ['configmaps', 'secrets']),
-      rule(['get'], [''], ['persistentvolumeclaims', 'persistentvolumes']),
-      rule(['get'], [''], ['endpoints']),
-      rule(['get', 'create', 'update', 'patch', 'delete'], ['coordination.k8s.io'], ['leases']),
-      rule(['create'], [''], ['serviceaccounts/token']),
-    ],
-  },
+  // kube's system:node role is its node authorizer's static rules (bootstrappolicy.NodeRules()).
+  { name: 'system:node', rules: nodeRules() },
   {
     name: 'system:node-proxier',
     rules: [rule(['list', 'watch'], [''], ['services', 'endpoints']), rule(read, [''], ['nodes']), eventsRule, rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices'])],
