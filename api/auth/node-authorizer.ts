@@ -25,6 +25,8 @@ import type { UserInfo } from './authn.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authz.ts';
 import { ruleAllows } from './rbac-rules.ts';
 import type { PolicyRule } from './rbac-rules.ts';
+import { fields, records, text } from '../registry/json-fields.ts';
+import type { Fields } from '../registry/json-fields.ts';
 
 /** What the graph reads of the store (a narrow view of StoreClient). */
 export interface NodeGraphReader {
@@ -36,19 +38,6 @@ export type VertexType = 'configmap' | 'node' | 'pod' | 'pvc' | 'pv' | 'resource
 
 export const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
 
-type Fields = Record<string, JsonValue>;
-
-function fields(value: JsonValue | undefined): Fields {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-}
-
-function records(value: JsonValue | undefined): Fields[] {
-  return Array.isArray(value) ? value.map((item) => fields(item)) : [];
-}
-
-function text(value: JsonValue | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
 
 function has(object: Fields, field: string): boolean {
   return object[field] !== undefined && object[field] !== null;

@@ -27,20 +27,9 @@ import type { ApiError } from '../status.ts';
 import { authorize } from './authz.ts';
 import type { Authorizer } from './authz.ts';
 import { mirrorPodAnnotation, nodeIdentity, nodeLeaseNamespace, podConfigMapNames, podSecretNames } from './node-authorizer.ts';
+import { fields, records, text } from '../registry/json-fields.ts';
+import type { Fields } from '../registry/json-fields.ts';
 
-type Fields = Record<string, JsonValue>;
-
-function fields(value: JsonValue | undefined): Fields {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-}
-
-function records(value: JsonValue | undefined): Fields[] {
-  return Array.isArray(value) ? value.map((item) => fields(item)) : [];
-}
-
-function text(value: JsonValue | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
 
 function has(object: Fields, field: string): boolean {
   return object[field] !== undefined && object[field] !== null;

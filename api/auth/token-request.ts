@@ -16,15 +16,15 @@
 // business (create on serviceaccounts/token).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KubeObject, ObjectKey } from '../../actors/index.ts';
-import { decodeBody } from '../negotiation.ts';
 import { badRequest, conflict, invalid, notFound, pathNotFound } from '../status.ts';
 import type { StatusCause } from '../status.ts';
 import type { EndpointContext } from '../endpoints/context.ts';
-import { formatTime, isDryRun, requestBody, respond, sendWarnings } from '../endpoints/context.ts';
+import { formatTime, isDryRun, respond, sendWarnings } from '../endpoints/context.ts';
 import { checkSubresource } from '../endpoints/subresource.ts';
 import type { Target } from '../endpoints/target.ts';
 import { expirationExtensionSeconds, warnOnlyBoundTokenExpirationSeconds } from './service-account-token.ts';
 import type { ObjectRef, ServiceAccountTokenIssuer } from './service-account-token.ts';
+import { readTypedBody } from './review-body.ts';
 
 const group = 'authentication.k8s.io';
 const kind = 'TokenRequest';
@@ -68,14 +68,7 @@ function stringField(object: Fields, name: string, where: string): string {
 }
 
 function readTokenRequest(request: FastifyRequest): ParsedRequest {
-  const body = decodeBody(request.headers['content-type'], requestBody(request));
-  if (!isFields(body)) throw badRequest(`the body of the request must be a ${kind} object`);
-  const givenVersion = body['apiVersion'] ?? '';
-  const givenKind = body['kind'] ?? '';
-  if (givenVersion !== '' && givenVersion !== apiVersion) {
-    throw badRequest(`the API version in the data (${String(givenVersion)}) does not match the expected API version (${apiVersion})`);
-  }
-  if (givenKind !== '' && givenKind !== kind) throw badRequest(`the kind in the data (${String(givenKind)}) does not match the expected kind (${kind})`);
+  const body = readTypedBody(request, apiVersion, kind);
   const metadata = body['metadata'] ?? {};
   if (!isFields(metadata)) undecodable('metadata: must be object');
   const spec = body['spec'] ?? {};

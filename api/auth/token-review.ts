@@ -18,9 +18,9 @@ import fastifyPlugin from 'fastify-plugin';
 import { audienceAgnosticTokenAuthenticator, invalidBearerToken, tokenUnion } from './authn.ts';
 import type { TokenAuthenticator, TokenUnionResult } from './authn.ts';
 import { authenticationGroup } from './self-subject-review.ts';
-import { requestBody, respond } from '../endpoints/context.ts';
-import { decodeBody } from '../negotiation.ts';
+import { respond } from '../endpoints/context.ts';
 import { ApiError, badRequest, internalError } from '../status.ts';
+import { readTypedBody } from './review-body.ts';
 
 export interface TokenReviewOptions {
   /** The server's token authenticators, in the order its bearer-token union runs them. */
@@ -60,14 +60,7 @@ interface ParsedReview {
 const wipedMetadata = new Set(['creationTimestamp', 'uid', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'namespace']);
 
 function readTokenReview(request: FastifyRequest): ParsedReview {
-  const body = decodeBody(request.headers['content-type'], requestBody(request));
-  if (!isFields(body)) throw badRequest(`the body of the request must be a ${kind} object`);
-  const givenVersion = body['apiVersion'] ?? '';
-  const givenKind = body['kind'] ?? '';
-  if (givenVersion !== '' && givenVersion !== apiVersion) {
-    throw badRequest(`the API version in the data (${String(givenVersion)}) does not match the expected API version (${apiVersion})`);
-  }
-  if (givenKind !== '' && givenKind !== kind) throw badRequest(`the kind in the data (${String(givenKind)}) does not match the expected kind (${kind})`);
+  const body = readTypedBody(request, apiVersion, kind);
   const metadata = body['metadata'] ?? {};
   if (!isFields(metadata)) undecodable(metadata, `${kind}.metadata`, 'v1.ObjectMeta');
   const spec = body['spec'] ?? {};

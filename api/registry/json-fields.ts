@@ -18,6 +18,11 @@ export function list(value: JsonValue | undefined): JsonValue[] {
   return Array.isArray(value) ? value : [];
 }
 
+/** A list's items as fields (an item that is not an object becomes {}). */
+export function records(value: JsonValue | undefined): Fields[] {
+  return Array.isArray(value) ? value.map((item) => fields(item)) : [];
+}
+
 export function text(value: JsonValue | undefined): string {
   return typeof value === 'string' ? value : '';
 }
