@@ -18,7 +18,7 @@ import {
 } from '../machines/token-secret.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { tokenSecrets, touchesTokens } from './token-cleaner.ts';
-import { Serial } from './serial.ts';
+import { WatchedPasses } from './serial.ts';
 
 /** Who the signer's commands name as their cause (kube-controller-manager's service account). */
 export const bootstrapSignerIdentity = 'system:serviceaccount:kube-system:bootstrap-signer';
@@ -73,36 +73,28 @@ export function signedData(configMap: KubeObject, tokens: ReadonlyMap<string, st
 export class BootstrapSigner implements Controller {
   readonly name = 'bootstrapsigner';
   readonly #context: ControllerContext;
-  #unsubscribe: (() => void) | undefined;
-  readonly #serial: Serial;
-  #stopped = true;
+  readonly #passes: WatchedPasses;
 
   constructor(context: ControllerContext) {
     this.#context = context;
-    this.#serial = new Serial(() => this.#sign(), (error) => context.log('bootstrap signer failed; retried on the next change', { error: (error as Error).message }));
+    this.#passes = new WatchedPasses(context, (events) => touchesTokens(events) || events.some((event) => isClusterInfo(event.key)), () => this.#sign(), 'bootstrap signer failed; retried on the next change');
   }
 
   start(): void {
-    this.#stopped = false;
-    this.#unsubscribe = this.#context.state.subscribe((events) => {
-      if (touchesTokens(events) || events.some((event) => isClusterInfo(event.key))) this.#serial.poke();
-    });
-    this.#serial.poke();
+    this.#passes.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#unsubscribe?.();
-    await this.idle();
+    await this.#passes.stop();
   }
 
-  /** Waits until no signing pass is running (tests). */
+  /** Waits until no pass is running (tests). */
   async idle(): Promise<void> {
-    await this.#serial.idle();
+    await this.#passes.idle();
   }
 
   async #sign(): Promise<void> {
-    if (this.#stopped) return;
+    if (this.#passes.stopped) return;
     const configMap = this.#context.state.get(clusterInfoKey);
     if (configMap === undefined || configMap.metadata.deletionTimestamp !== undefined) return;
     const now = this.#context.now();

@@ -20,7 +20,7 @@ import {
   kubeletClientSignerName, parseCertificateRequest, withCondition,
 } from './csr-signing.ts';
 import type { CertificateRequestInfo } from './csr-signing.ts';
-import { Serial } from './serial.ts';
+import { WatchedPasses } from './serial.ts';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 
@@ -127,39 +127,31 @@ export interface CsrApprovingOptions {
 export class CsrApprovingController implements Controller {
   readonly name = 'csrapproving';
   readonly #context: ControllerContext;
+  readonly #passes: WatchedPasses;
   readonly #authorize: SubjectAccessCheck;
-  readonly #serial: Serial;
-  #unsubscribe: (() => void) | undefined;
-  #stopped = true;
 
   constructor(context: ControllerContext, options: CsrApprovingOptions = {}) {
     this.#context = context;
     this.#authorize = options.authorize ?? ((user, attributes) => subjectAccessAllowed(context.state, user, attributes));
-    this.#serial = new Serial(() => this.#pass(), (error) => context.log('csrapproving failed; retried on the next change', { error: (error as Error).message }));
+    this.#passes = new WatchedPasses(context, touchesApproval, () => this.#pass(), 'csrapproving failed; retried on the next change');
   }
 
   start(): void {
-    this.#stopped = false;
-    this.#unsubscribe = this.#context.state.subscribe((events) => {
-      if (touchesApproval(events)) this.#serial.poke();
-    });
-    this.#serial.poke();
+    this.#passes.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#unsubscribe?.();
-    await this.idle();
+    await this.#passes.stop();
   }
 
   /** Waits until no pass is running (tests). */
   async idle(): Promise<void> {
-    await this.#serial.idle();
+    await this.#passes.idle();
   }
 
   async #pass(): Promise<void> {
     for (const csr of this.#context.state.list(csrCollection).items) {
-      if (this.#stopped) return;
+      if (this.#passes.stopped) return;
       try {
         await this.#handle(csr);
       } catch (error) {

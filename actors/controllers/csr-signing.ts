@@ -18,7 +18,7 @@ import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { JsonValue, KubeObject, ObjectKey } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import { Serial } from './serial.ts';
+import { WatchedPasses } from './serial.ts';
 
 // @peculiar/x509 is typed against the DOM's Crypto; node's webcrypto implements the same API.
 const crypto = webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0];
@@ -396,40 +396,32 @@ function millisOf(time: string): number {
 export class CsrSigningController implements Controller {
   readonly name = 'csrsigning';
   readonly #context: ControllerContext;
+  readonly #passes: WatchedPasses;
   readonly #signing: ClusterSigning;
-  readonly #serial: Serial;
   #authority: Promise<CertificateAuthority> | undefined;
-  #unsubscribe: (() => void) | undefined;
-  #stopped = true;
 
   constructor(context: ControllerContext, signing: ClusterSigning) {
     this.#context = context;
     this.#signing = signing;
-    this.#serial = new Serial(() => this.#pass(), (error) => context.log('csrsigning failed; retried on the next change', { error: (error as Error).message }));
+    this.#passes = new WatchedPasses(context, (events) => events.some((event) => isCsrKey(event.key) && event.type !== 'DELETED'), () => this.#pass(), 'csrsigning failed; retried on the next change');
   }
 
   start(): void {
-    this.#stopped = false;
-    this.#unsubscribe = this.#context.state.subscribe((events) => {
-      if (events.some((event) => isCsrKey(event.key) && event.type !== 'DELETED')) this.#serial.poke();
-    });
-    this.#serial.poke();
+    this.#passes.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#unsubscribe?.();
-    await this.idle();
+    await this.#passes.stop();
   }
 
-  /** Waits until no signing pass is running (tests). */
+  /** Waits until no pass is running (tests). */
   async idle(): Promise<void> {
-    await this.#serial.idle();
+    await this.#passes.idle();
   }
 
   async #pass(): Promise<void> {
     for (const csr of this.#context.state.list(csrCollection).items) {
-      if (this.#stopped) return;
+      if (this.#passes.stopped) return;
       try {
         await this.#handle(csr);
       } catch (error) {
@@ -471,7 +463,7 @@ export class CsrSigningController implements Controller {
     const ttlMs = certificateTtlMs(expirationSeconds, this.#signing.durationSeconds);
     const validity = certificateValidity(millisOf(now), ttlMs, authority.certificate.notAfter);
     const pem = await issueCertificate(authority, { ...request, usages, ...validity });
-    if (this.#stopped) return;
+    if (this.#passes.stopped) return;
     const object = structuredClone(csr) as KubeObject;
     object['status'] = { ...fields(object['status']), certificate: Buffer.from(pem, 'utf8').toString('base64') } as JsonValue;
     const result = await this.#propose(csr, object, now);

@@ -1,7 +1,10 @@
 // Owns: running a controller's reconcile work one at a time. Serial runs whole passes: a poke
 // while a pass runs asks for exactly one more pass afterwards (changes that arrive meanwhile are
 // all seen by it), and an error is reported and left for the next poke (the token
-// controllers). KeyQueue runs one reconcile per changed key (below).
+// controllers). KeyQueue runs one reconcile per changed key (below). WatchedPasses ties a
+// Serial to the state's change events for the controllers that reconcile in whole passes.
+import type { ChangeEvent } from '../events.ts';
+import type { ControllerContext } from './controller.ts';
 export class Serial {
   #running: Promise<void> | undefined;
   #again = false;
@@ -89,5 +92,48 @@ export class KeyQueue<K> {
     this.#stopped = true;
     this.#dirty.clear();
     await this.#running;
+  }
+}
+
+/**
+ * A controller's whole-pass loop over the replicated state: a pass at start, and another after
+ * each batch of changes `touches` cares about, one at a time (Serial). Owns the subscription
+ * and the stopped flag the controllers' passes check between objects.
+ */
+export class WatchedPasses {
+  readonly #state: ControllerContext['state'];
+  readonly #touches: (events: readonly ChangeEvent[]) => boolean;
+  readonly #serial: Serial;
+  #unsubscribe: (() => void) | undefined;
+  #stopped = true;
+
+  constructor(context: ControllerContext, touches: (events: readonly ChangeEvent[]) => boolean, pass: () => Promise<void>, failure: string) {
+    this.#state = context.state;
+    this.#touches = touches;
+    this.#serial = new Serial(pass, (error) => context.log(failure, { error: (error as Error).message }));
+  }
+
+  /** True once stop() was called: a pass in progress should end early. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#unsubscribe = this.#state.subscribe((events) => {
+      if (this.#touches(events)) this.#serial.poke();
+    });
+    this.#serial.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#unsubscribe?.();
+    await this.idle();
+  }
+
+  /** Resolves once no pass is running (tests). */
+  async idle(): Promise<void> {
+    await this.#serial.idle();
   }
 }
