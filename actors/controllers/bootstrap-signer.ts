@@ -18,7 +18,7 @@ import {
 } from '../machines/token-secret.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { tokenSecrets, touchesTokens } from './token-cleaner.ts';
-import { WatchedPasses } from './serial.ts';
+import { PassController, WatchedPasses } from './serial.ts';
 
 /** Who the signer's commands name as their cause (kube-controller-manager's service account). */
 export const bootstrapSignerIdentity = 'system:serviceaccount:kube-system:bootstrap-signer';
@@ -70,31 +70,19 @@ export function signedData(configMap: KubeObject, tokens: ReadonlyMap<string, st
   return same ? undefined : next;
 }
 
-export class BootstrapSigner implements Controller {
+export class BootstrapSigner extends PassController implements Controller {
   readonly name = 'bootstrapsigner';
   readonly #context: ControllerContext;
-  readonly #passes: WatchedPasses;
+  protected readonly passes: WatchedPasses;
 
   constructor(context: ControllerContext) {
+    super();
     this.#context = context;
-    this.#passes = new WatchedPasses(context, (events) => touchesTokens(events) || events.some((event) => isClusterInfo(event.key)), () => this.#sign(), 'bootstrap signer failed; retried on the next change');
-  }
-
-  start(): void {
-    this.#passes.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.#passes.stop();
-  }
-
-  /** Waits until no pass is running (tests). */
-  async idle(): Promise<void> {
-    await this.#passes.idle();
+    this.passes = new WatchedPasses(context, (events) => touchesTokens(events) || events.some((event) => isClusterInfo(event.key)), () => this.#sign(), 'bootstrap signer failed; retried on the next change');
   }
 
   async #sign(): Promise<void> {
-    if (this.#passes.stopped) return;
+    if (this.passes.stopped) return;
     const configMap = this.#context.state.get(clusterInfoKey);
     if (configMap === undefined || configMap.metadata.deletionTimestamp !== undefined) return;
     const now = this.#context.now();

@@ -20,7 +20,7 @@ import {
   kubeletClientSignerName, parseCertificateRequest, withCondition,
 } from './csr-signing.ts';
 import type { CertificateRequestInfo } from './csr-signing.ts';
-import { WatchedPasses } from './serial.ts';
+import { PassController, WatchedPasses } from './serial.ts';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 
@@ -124,34 +124,22 @@ export interface CsrApprovingOptions {
   readonly authorize?: SubjectAccessCheck;
 }
 
-export class CsrApprovingController implements Controller {
+export class CsrApprovingController extends PassController implements Controller {
   readonly name = 'csrapproving';
   readonly #context: ControllerContext;
-  readonly #passes: WatchedPasses;
+  protected readonly passes: WatchedPasses;
   readonly #authorize: SubjectAccessCheck;
 
   constructor(context: ControllerContext, options: CsrApprovingOptions = {}) {
+    super();
     this.#context = context;
     this.#authorize = options.authorize ?? ((user, attributes) => subjectAccessAllowed(context.state, user, attributes));
-    this.#passes = new WatchedPasses(context, touchesApproval, () => this.#pass(), 'csrapproving failed; retried on the next change');
-  }
-
-  start(): void {
-    this.#passes.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.#passes.stop();
-  }
-
-  /** Waits until no pass is running (tests). */
-  async idle(): Promise<void> {
-    await this.#passes.idle();
+    this.passes = new WatchedPasses(context, touchesApproval, () => this.#pass(), 'csrapproving failed; retried on the next change');
   }
 
   async #pass(): Promise<void> {
     for (const csr of this.#context.state.list(csrCollection).items) {
-      if (this.#passes.stopped) return;
+      if (this.passes.stopped) return;
       try {
         await this.#handle(csr);
       } catch (error) {

@@ -18,7 +18,7 @@ import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { JsonValue, KubeObject, ObjectKey } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import { WatchedPasses } from './serial.ts';
+import { PassController, WatchedPasses } from './serial.ts';
 
 // @peculiar/x509 is typed against the DOM's Crypto; node's webcrypto implements the same API.
 const crypto = webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0];
@@ -393,35 +393,23 @@ function millisOf(time: string): number {
   return millis;
 }
 
-export class CsrSigningController implements Controller {
+export class CsrSigningController extends PassController implements Controller {
   readonly name = 'csrsigning';
   readonly #context: ControllerContext;
-  readonly #passes: WatchedPasses;
+  protected readonly passes: WatchedPasses;
   readonly #signing: ClusterSigning;
   #authority: Promise<CertificateAuthority> | undefined;
 
   constructor(context: ControllerContext, signing: ClusterSigning) {
+    super();
     this.#context = context;
     this.#signing = signing;
-    this.#passes = new WatchedPasses(context, (events) => events.some((event) => isCsrKey(event.key) && event.type !== 'DELETED'), () => this.#pass(), 'csrsigning failed; retried on the next change');
-  }
-
-  start(): void {
-    this.#passes.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.#passes.stop();
-  }
-
-  /** Waits until no pass is running (tests). */
-  async idle(): Promise<void> {
-    await this.#passes.idle();
+    this.passes = new WatchedPasses(context, (events) => events.some((event) => isCsrKey(event.key) && event.type !== 'DELETED'), () => this.#pass(), 'csrsigning failed; retried on the next change');
   }
 
   async #pass(): Promise<void> {
     for (const csr of this.#context.state.list(csrCollection).items) {
-      if (this.#passes.stopped) return;
+      if (this.passes.stopped) return;
       try {
         await this.#handle(csr);
       } catch (error) {
@@ -463,7 +451,7 @@ export class CsrSigningController implements Controller {
     const ttlMs = certificateTtlMs(expirationSeconds, this.#signing.durationSeconds);
     const validity = certificateValidity(millisOf(now), ttlMs, authority.certificate.notAfter);
     const pem = await issueCertificate(authority, { ...request, usages, ...validity });
-    if (this.#passes.stopped) return;
+    if (this.passes.stopped) return;
     const object = structuredClone(csr) as KubeObject;
     object['status'] = { ...fields(object['status']), certificate: Buffer.from(pem, 'utf8').toString('base64') } as JsonValue;
     const result = await this.#propose(csr, object, now);

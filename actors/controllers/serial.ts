@@ -137,3 +137,22 @@ export class WatchedPasses {
     await this.#serial.idle();
   }
 }
+
+/** A controller whose work is WatchedPasses: start, stop and idle are the passes'. */
+export abstract class PassController {
+  abstract readonly name: string;
+  protected abstract readonly passes: WatchedPasses;
+
+  start(): void {
+    this.passes.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.passes.stop();
+  }
+
+  /** Waits until no pass is running (tests). */
+  async idle(): Promise<void> {
+    await this.passes.idle();
+  }
+}
