@@ -1,17 +1,31 @@
 // The property test of the request parser and the write path. A seeded generator sends random
 // requests — verbs × content types × patch types × dry run × subresources × query spellings ×
-// path spellings (`//`, `/./`, `..`, `%2F`, escaped letters, trailing slashes) × users with
-// narrow RBAC rights — to the real API server (buildServer over an in-memory store), recording
-// what the authorizer was asked, what the admission chain saw and what reached the store, and
-// checks after every request:
+// path spellings (`//`, `/./`, `..`, `%2F`, escaped letters, trailing slashes) × callers — to
+// the real API server (buildServer over an in-memory store, with anonymous requests, a static
+// token file, service account tokens, TokenRequest and TokenReview as deploy/auth-wiring.ts
+// assembles them), recording what the authorizer was asked, what the admission chain saw and
+// what reached the store. The callers are header-authenticated users with narrow RBAC rights,
+// anonymous requests, two static token users, a service account of t with a minted token, and
+// bad bearer tokens (test/fuzz/auth-requests.ts); besides the resource requests it sends
+// TokenRequests (POST serviceaccounts/<name>/token) and TokenReviews with random bodies.
+// It checks after every request:
 //  1. no 5xx, and every error is a metav1.Status;
 //  2. every proposal reached the store through the write path: the admission chain's validating
-//     phase saw the same operation on the same object first (no write skips admission);
+//     phase saw the same operation on the same object first (no write skips admission); a
+//     TokenRequest or TokenReview writes nothing;
 //  3. what was served is what was authorized: the request's own authorization was an allow for
 //     the resource, namespace and (when named) object that was written or read, with the verb
-//     that ran (a watch stream was authorized as a watch, a list as a list);
-//  4. no user gained rights: the narrow users' answers to a fixed set of probe questions are
-//     the same after every request as before the first (the escalation hole, on every path).
+//     that ran (a watch stream was authorized as a watch, a list as a list; a TokenRequest as
+//     create serviceaccounts/token on the account its token names); every authorization was
+//     asked for exactly the caller's identity; a bad bearer token is a 401 (never anonymous)
+//     that asks no authorizer and does not echo the token;
+//  4. no user gained rights: the narrow users', the token users', the service account's and
+//     anonymous's answers to a fixed set of probe questions are the same after every request as
+//     before the first (the escalation hole, on every path);
+//  5. a token a TokenRequest minted (201) authenticates, in a follow-up SelfSubjectReview, as
+//     exactly the service account it was requested for (a 401 when none of its audiences is an
+//     API audience), and a TokenReview authenticates a token as its owner exactly when the
+//     owner's authenticator accepts it for the asked audiences.
 // Used by test/unit/api/request-fuzz.test.ts (short, in CI) and `npm run fuzz:requests` (long).
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { StoreClient } from '../../api/index.ts';
@@ -25,7 +39,12 @@ import type { RbacReader } from '../../api/auth/rbac-authorizer.ts';
 import type { Command, CommandResult, ObjectKey } from '../../actors/index.ts';
 import { ensureRbacBootstrap } from '../../deploy/rbac-bootstrap.ts';
 import { servedKinds } from '../../api/registry/kinds.ts';
-import { ImmediateBackend, startHarness } from '../unit/api/harness.ts';
+import { headerAuthenticator, ImmediateBackend, startHarness } from '../unit/api/harness.ts';
+import {
+  AuthWorld, authFixtureObjects, badTokens, bodyWithToken, checkAuthenticatedAs, checkBadToken, checkMintedToken, checkTokenRequestServed, checkTokenReview,
+  decodedResponse, generateTokenRequest, generateTokenReview, identityOf, probedAuthCallers,
+} from './auth-requests.ts';
+import type { AuthEndpointRequest, Caller, ReviewedToken } from './auth-requests.ts';
 import { cronTabCrd } from '../support/crd-fixtures.ts';
 import { controllerIdentity as crdControllerIdentity } from '../../api/crd/custom-resources.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -66,15 +85,6 @@ interface AuthorizationRecord {
 }
 
 const rbacGroup = 'rbac.authorization.k8s.io';
-const users = {
-  admin: 'admin;system:masters',
-  // eve may write roles and bindings in t and read configmaps there.
-  eve: 'eve;',
-  // bob may get (only get) anything in t.
-  bob: 'bob;',
-  nobody: 'nobody;',
-} as const;
-type FuzzUser = keyof typeof users;
 
 interface Resource {
   readonly group: string;
@@ -108,7 +118,7 @@ const resources: readonly Resource[] = [
 
 const everything = [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }];
 
-function bodyFor(resource: Resource, name: string, random: Random, user: FuzzUser): Record<string, unknown> {
+function bodyFor(resource: Resource, name: string, random: Random, user: Caller): Record<string, unknown> {
   const apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
   const metadata: Record<string, unknown> = { name, ...(random.chance(0.2) ? { uid: 'forged-uid' } : {}), ...(random.chance(0.2) ? { resourceVersion: random.pick(['1', '999999', 'x']) } : {}) };
   const base = { apiVersion, kind: resource.kind, metadata };
@@ -190,16 +200,44 @@ function respell(path: string, random: Random): string {
 }
 
 export interface FuzzRequest {
-  readonly user: FuzzUser;
+  readonly caller: Caller;
+  /** How the Authorization header spells "Bearer" (token callers). */
+  readonly scheme: string;
+  readonly endpoint: 'resource' | 'tokenrequest' | 'tokenreview';
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
   readonly contentType: string | undefined;
   readonly accept: string | undefined;
+  /** The body (a TokenReview's token is `@token@`, put in when sent: tokens are per run). */
   readonly body: string | undefined;
+  /** The token a TokenReview asks about. */
+  readonly reviewed: ReviewedToken | undefined;
 }
 
-export function generateRequest(random: Random): FuzzRequest {
-  const user = random.pick(['admin', 'admin', 'admin', 'eve', 'eve', 'eve', 'bob', 'nobody'] as const);
+const badCallers = badTokens.map((bad) => `bad:${bad}` as const);
+
+/** A TokenRequest or TokenReview, its path respelled, from a caller likely to be allowed or not. */
+function generateAuthEndpointRequest(random: Random, endpoint: 'tokenrequest' | 'tokenreview'): FuzzRequest {
+  const generated: AuthEndpointRequest = endpoint === 'tokenrequest' ? generateTokenRequest(random) : generateTokenReview(random);
+  const caller: Caller = random.chance(0.1) ? random.pick(badCallers) : endpoint === 'tokenrequest'
+    ? random.pick(['admin', 'admin', 'tina', 'tina', 'tina', 'robot', 'eve', 'bob', 'tom', 'anonymous'] as const)
+    : random.pick(['admin', 'admin', 'tom', 'tom', 'tom', 'tina', 'robot', 'nobody', 'anonymous'] as const);
+  const accept = random.chance(0.15) ? random.pick(['application/yaml', 'application/vnd.kubernetes.protobuf', 'application/xml', 'application/json;as=Table;v=v1;g=meta.k8s.io']) : undefined;
+  return {
+    caller, scheme: random.pick(['Bearer', 'Bearer', 'bearer', 'BEARER']), endpoint, method: generated.method,
+    // Respelled a third of the time: most spellings name nothing, and the bodies are the point here.
+    path: `${random.chance(0.35) ? respell(generated.path, random) : generated.path}${generated.query.length === 0 ? '' : `?${generated.query.join('&')}`}`,
+    contentType: generated.contentType, accept, body: generated.body, reviewed: generated.reviewed,
+  };
+}
+
+/**
+ * A request of the main stream: a resource request from a header user, or (given `caller`)
+ * from that caller. The main stream draws exactly as it did before the auth callers existed,
+ * so its seeds explore what they explored then.
+ */
+export function generateRequest(random: Random, caller?: Caller): FuzzRequest {
+  const user: Caller = caller ?? random.pick(['admin', 'admin', 'admin', 'eve', 'eve', 'eve', 'bob', 'nobody'] as const);
   // eve mostly tries what she is there for: roles and bindings (the escalation paths).
   const resource = user === 'eve' && random.chance(0.6) ? random.pick(resources.filter((candidate) => candidate.group === rbacGroup))
     // Mostly the listed kinds (bodies of their own, so writes succeed), else any served kind.
@@ -243,17 +281,34 @@ export function generateRequest(random: Random): FuzzRequest {
     }
   }
   const accept = random.chance(0.1) ? random.pick(['application/xml', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/json;as=Table;v=v1;g=meta.k8s.io']) : undefined;
-  return { user, method, path: url, contentType, accept, body };
+  return { caller: user, scheme: caller === undefined ? 'Bearer' : random.pick(['Bearer', 'bearer']), endpoint: 'resource', method, path: url, contentType, accept, body, reviewed: undefined };
 }
 
-/** What the narrow users may do, asked before the run and after every request. */
-const probes: readonly AuthorizationAttributes[] = (['eve', 'bob', 'nobody'] as const).flatMap((name) => [
+/**
+ * A request of the auth stream (its own PRNG, interleaved with the main stream): a TokenRequest,
+ * a TokenReview, or a resource request from anonymous, a token user, the service account or a
+ * bad bearer token.
+ */
+export function generateAuthRequest(random: Random): FuzzRequest {
+  const draw = random.next();
+  if (draw < 0.4) return generateAuthEndpointRequest(random, 'tokenrequest');
+  if (draw < 0.7) return generateAuthEndpointRequest(random, 'tokenreview');
+  return generateRequest(random, random.chance(0.35) ? random.pick(badCallers) : random.pick(['anonymous', 'anonymous', 'tina', 'tom', 'robot', 'robot'] as const));
+}
+
+/** How often the auth stream adds a request after one of the main stream. */
+const authRequestChance = 0.3;
+
+/** What the narrow users, the token users, the service account and anonymous may do, asked before the run and after every request. */
+const probes: readonly AuthorizationAttributes[] = (['eve', 'bob', 'nobody', ...probedAuthCallers] as const).flatMap((caller) => [
   ['get', '', 'secrets', 't'], ['create', '', 'pods', 't'], ['delete', '', 'configmaps', 't'], ['list', '', 'secrets', ''],
   ['create', rbacGroup, 'clusterrolebindings', ''], ['escalate', rbacGroup, 'roles', 't'], ['bind', rbacGroup, 'clusterroles', ''],
   ['get', '', 'configmaps', 'default'], ['watch', '', 'configmaps', 't'], ['list', '', 'configmaps', 't'],
-].map(([verb, apiGroup, resource, namespace]) => ({
-  user: { name, uid: '', groups: ['system:authenticated'], extra: {} }, verb: verb!, isResourceRequest: true, path: '', apiGroup: apiGroup!,
-  apiVersion: 'v1', namespace: namespace!, resource: resource!, subresource: '', name: '',
+  ['create', '', 'serviceaccounts', 't', 'token'], ['create', '', 'serviceaccounts', 'default', 'token'], ['get', '', 'serviceaccounts', 't'],
+  ['create', 'authentication.k8s.io', 'tokenreviews', ''], ['impersonate', '', 'serviceaccounts', 't'],
+].map(([verb, apiGroup, resource, namespace, subresource = '']) => ({
+  user: identityOf(caller)!, verb: verb!, isResourceRequest: true, path: '', apiGroup: apiGroup!,
+  apiVersion: 'v1', namespace: namespace!, resource: resource!, subresource, name: '',
 })));
 
 export interface FuzzFailure {
@@ -272,10 +327,17 @@ export interface FuzzRun {
   readonly statuses: Readonly<Record<string, number>>;
   /** Requests that proposed something. */
   readonly writes: number;
+  /** TokenRequests answered 201 whose token the follow-up SelfSubjectReview checked. */
+  readonly mintedTokens: number;
+  /** TokenReviews answered 201 that authenticated their token. */
+  readonly authenticatedReviews: number;
+  /** Requests with a bad bearer token. */
+  readonly badTokens: number;
 }
 
 interface Fixture {
   readonly harness: Harness;
+  readonly world: AuthWorld;
   readonly backend: RecordingBackend;
   readonly authorizations: AuthorizationRecord[];
   readonly admitted: AdmissionAttributes[];
@@ -297,8 +359,10 @@ async function startFixture(): Promise<Fixture> {
     },
   };
   const admissionRecorder: AdmissionPlugin = { name: 'Recorder', validate: (attributes) => { admitted.push(attributes); } };
-  const harness = await startHarness(['default', 't'], { authorizers: [recorder], admissionPlugins: [...admissionPluginsInOrder, admissionRecorder], backend });
-  await ensureRbacBootstrap(new StoreClient(backend));
+  const store = new StoreClient(backend);
+  const world = new AuthWorld(store, headerAuthenticator);
+  const harness = await startHarness(['default', 't'], { authorizers: [recorder], admissionPlugins: [...admissionPluginsInOrder, admissionRecorder], backend, ...world.serverOptions() });
+  await ensureRbacBootstrap(store);
   const setup: [string, Record<string, unknown>][] = [
     [`/apis/${rbacGroup}/v1/namespaces/t/roles`, { apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: { name: 'eve-powers' }, rules: [
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
@@ -310,18 +374,20 @@ async function startFixture(): Promise<Fixture> {
     [`/apis/${rbacGroup}/v1/namespaces/t/roles`, { apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: { name: 'mine' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }],
     ['/api/v1/namespaces/t/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }],
     ['/api/v1/namespaces/t/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'mine' }, stringData: { password: 'hunter2' } }],
+    ...authFixtureObjects,
   ];
   for (const [path, object] of setup) {
     const response = await harness.request('POST', path, object);
     if (response.statusCode !== 201) throw new Error(`fixture ${path}: ${response.body}`);
   }
+  await world.mintTokens();
   // The CronTab CRD, served and its controllers done (their own writes must not fall inside a request's window).
   const crd = await harness.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', cronTabCrd());
   if (crd.statusCode !== 201) throw new Error(`fixture CRD: ${crd.body}`);
   await waitFor(async () => (await harness.request('GET', '/apis/stable.example.com/v1/namespaces/t/crontabs')).statusCode === 200
     && (await harness.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.stable.example.com')).statusCode === 200, { timeoutMs: 10_000, description: 'the CronTab CRD served' });
   await harness.customResources?.settled();
-  return { harness, backend, authorizations, admitted, chain };
+  return { harness, world, backend, authorizations, admitted, chain };
 }
 
 async function probeAnswers(chain: readonly Authorizer[]): Promise<readonly Decision[]> {
@@ -343,7 +409,7 @@ function sameKey(attributes: AdmissionAttributes, key: ObjectKey): boolean {
 const operationOf = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE' } as const;
 
 /** The checks of one answered request; '' when it holds. */
-function check(request: FuzzRequest, status: number, contentType: string, body: string, fixture: Fixture, commands: readonly Command[], admitted: readonly AdmissionAttributes[], authorizations: readonly AuthorizationRecord[]): string {
+function check(request: FuzzRequest, status: number, contentType: string, body: string, served: Record<string, unknown> | undefined, fixture: Fixture, commands: readonly Command[], admitted: readonly AdmissionAttributes[], authorizations: readonly AuthorizationRecord[]): string {
   // kube-apiserver's own answer to an applied configuration with a field its schema does not
   // declare is a plain error, so 500 (api/fieldmanager/apply-handler.ts): the one 500 expected.
   const typedPatchRefusal = status === 500 && request.contentType === 'application/apply-patch+yaml' && body.includes('"message":"failed to create typed patch object');
@@ -353,6 +419,11 @@ function check(request: FuzzRequest, status: number, contentType: string, body: 
     const parsed = JSON.parse(body) as { kind?: string; code?: number };
     if (parsed.kind !== 'Status' || parsed.code !== status) return 'an error that is not a Status with its code';
   }
+  const authenticatedAs = checkAuthenticatedAs(request.caller, authorizations.map((record) => record.attributes));
+  if (authenticatedAs !== '') return authenticatedAs;
+  const badToken = checkBadToken(request.caller, status, body, fixture.world);
+  if (badToken !== '') return badToken;
+  if (request.endpoint !== 'resource' && commands.length > 0) return `a ${request.endpoint} proposed ${commands.map((command) => command.type).join(', ')}`;
   const own = authorizations.find((record) => !['escalate', 'bind', 'impersonate'].includes(record.attributes.verb));
   for (const command of commands) {
     if (command.type !== 'create' && command.type !== 'update' && command.type !== 'delete') continue;
@@ -372,6 +443,11 @@ function check(request: FuzzRequest, status: number, contentType: string, body: 
   }
   if (status < 300 && request.path.startsWith('/api') && !request.path.includes('/lifecycle')) {
     if (own === undefined || own.decision !== 'allow') return `answered ${status} without an allowed authorization`;
+    const tokenRequest = checkTokenRequestServed(served, own.attributes);
+    if (tokenRequest !== '') return tokenRequest;
+    if (served?.['kind'] === 'TokenReview' && (own.attributes.verb !== 'create' || own.attributes.apiGroup !== 'authentication.k8s.io' || own.attributes.resource !== 'tokenreviews')) {
+      return `a TokenReview was served authorized as ${own.attributes.verb} ${own.attributes.apiGroup}/${own.attributes.resource}`;
+    }
     // A watch that saw nothing before its timeout has an empty body.
     const streamed = body.startsWith('{"type":') || body === '';
     if (streamed && own.attributes.verb !== 'watch') return `served a watch stream authorized as ${own.attributes.verb}`;
@@ -389,38 +465,74 @@ function check(request: FuzzRequest, status: number, contentType: string, body: 
   return '';
 }
 
-/** Runs `iterations` generated requests against a fresh server; returns what failed. */
+interface Tally {
+  readonly statuses: Record<string, number>;
+  readonly failures: FuzzFailure[];
+  writes: number;
+  badTokens: number;
+  requests: number;
+}
+
+/** Sends one request, checks it (and, for a minted token, its follow-up), and the probes after it. */
+async function sendAndCheck(fixture: Fixture, request: FuzzRequest, rights: readonly Decision[], tally: Tally, seed: number, iteration: number): Promise<readonly Decision[]> {
+  const commandsBefore = fixture.backend.commands.length;
+  const admittedBefore = fixture.admitted.length;
+  fixture.authorizations.length = 0;
+  const reviewedToken = request.reviewed === undefined ? '' : fixture.world.reviewedToken(request.reviewed);
+  const body = request.reviewed === undefined ? request.body : bodyWithToken(request.body, request.contentType, reviewedToken);
+  const response = await fixture.harness.app.inject({
+    method: request.method, url: request.path,
+    headers: { ...fixture.world.headersFor(request.caller, request.scheme), ...(request.contentType ? { 'content-type': request.contentType } : {}), ...(request.accept ? { accept: request.accept } : {}) },
+    // Protobuf bodies are bytes (kept in a latin1 string); everything else is text.
+    ...(body !== undefined ? { payload: request.contentType?.includes('protobuf') === true ? Buffer.from(body, 'latin1') : body } : {}),
+  });
+  tally.requests++;
+  tally.statuses[String(response.statusCode)] = (tally.statuses[String(response.statusCode)] ?? 0) + 1;
+  // The request's own writes: the CRD controllers' (which run beside requests, as in kube) are not.
+  const commands = fixture.backend.commands.slice(commandsBefore).filter((command) => !('by' in command) || command.by !== crdControllerIdentity);
+  if (commands.length > 0) tally.writes++;
+  if (request.caller.startsWith('bad:')) tally.badTokens++;
+  const served = response.statusCode < 300 ? decodedResponse(response) : undefined;
+  let problem = check(request, response.statusCode, String(response.headers['content-type'] ?? ''), response.body, served, fixture, commands, fixture.admitted.slice(admittedBefore), fixture.authorizations);
+  if (problem === '') problem = checkTokenReview(fixture.world, request, body, response.statusCode, served);
+  if (problem === '' && response.statusCode === 201) {
+    problem = await checkMintedToken(fixture.world, served, async (headers) => {
+      fixture.authorizations.length = 0;
+      const followUp = await fixture.harness.app.inject({
+        method: 'POST', url: '/apis/authentication.k8s.io/v1/selfsubjectreviews', headers, payload: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
+      });
+      return { response: followUp, authorizedAs: fixture.authorizations.map((record) => record.attributes.user) };
+    });
+  }
+  const now = await probeAnswers(fixture.chain);
+  const escalated = request.caller === 'admin' ? [] : gained(rights, now);
+  if (problem === '' && escalated.length > 0) problem = `a narrow user gained rights: ${escalated.join('; ')}`;
+  // Minted tokens stay out of reports.
+  if (problem !== '') tally.failures.push({ seed, iteration, request, problem, status: response.statusCode, body: response.body.replace(/eyJ[\w-]*\.[\w-]*\.[\w-]*/g, '<token>').slice(0, 500) });
+  // An administrator may change rights on purpose, anyone may lose them: the baseline follows.
+  return now;
+}
+
+/**
+ * Runs `iterations` requests of the main stream against a fresh server, each followed, about
+ * one time in three, by one of the auth stream; returns what failed.
+ */
 export async function fuzzRequests(seed: number, iterations: number): Promise<FuzzRun> {
   const random = new Random(seed);
+  const authRandom = new Random(seed ^ 0x5bd1e995);
   const fixture = await startFixture();
-  const failures: FuzzFailure[] = [];
-  const statuses: Record<string, number> = {};
-  let writes = 0;
+  const tally: Tally = { statuses: {}, failures: [], writes: 0, badTokens: 0, requests: 0 };
   try {
     let rights = await probeAnswers(fixture.chain);
     for (let iteration = 0; iteration < iterations; iteration++) {
-      const request = generateRequest(random);
-      const commandsBefore = fixture.backend.commands.length;
-      const admittedBefore = fixture.admitted.length;
-      fixture.authorizations.length = 0;
-      const response = await fixture.harness.app.inject({
-        method: request.method, url: request.path,
-        headers: { 'x-test-user': users[request.user], ...(request.contentType ? { 'content-type': request.contentType } : {}), ...(request.accept ? { accept: request.accept } : {}) },
-        ...(request.body !== undefined ? { payload: request.body } : {}),
-      });
-      statuses[String(response.statusCode)] = (statuses[String(response.statusCode)] ?? 0) + 1;
-      // The request's own writes: the CRD controllers' (which run beside requests, as in kube) are not.
-      const commands = fixture.backend.commands.slice(commandsBefore).filter((command) => !('by' in command) || command.by !== crdControllerIdentity);
-      if (commands.length > 0) writes++;
-      let problem = check(request, response.statusCode, String(response.headers['content-type'] ?? ''), response.body, fixture, commands, fixture.admitted.slice(admittedBefore), fixture.authorizations);
-      const now = await probeAnswers(fixture.chain);
-      const escalated = request.user === 'admin' ? [] : gained(rights, now);
-      if (problem === '' && escalated.length > 0) problem = `a narrow user gained rights: ${escalated.join('; ')}`;
-      if (problem !== '') failures.push({ seed, iteration, request, problem, status: response.statusCode, body: response.body.slice(0, 500) });
-      // An administrator may change rights on purpose, anyone may lose them: the baseline follows.
-      rights = now;
+      rights = await sendAndCheck(fixture, generateRequest(random), rights, tally, seed, iteration);
+      if (authRandom.chance(authRequestChance)) rights = await sendAndCheck(fixture, generateAuthRequest(authRandom), rights, tally, seed, iteration);
     }
-    return { requests: iterations, failures, statuses, writes };
+    const authenticatedReviews = fixture.world.reviews.filter((review) => review.authenticated).length;
+    return {
+      requests: tally.requests, failures: tally.failures, statuses: tally.statuses, writes: tally.writes,
+      mintedTokens: fixture.world.minted.length, authenticatedReviews, badTokens: tally.badTokens,
+    };
   } finally {
     await fixture.harness.close();
   }

@@ -70,6 +70,14 @@ export interface HarnessOptions {
   readonly admissionPlugins?: ServerOptions['admissionPlugins'];
   /** Default: a fresh ImmediateBackend. */
   readonly backend?: ImmediateBackend;
+  /** Default: the x-test-user header authenticator alone. */
+  readonly authenticators?: readonly Authenticator[];
+  /** Passed to buildServer as they are (absent: buildServer's defaults). */
+  readonly anonymous?: ServerOptions['anonymous'];
+  readonly serviceAccountTokens?: ServerOptions['serviceAccountTokens'];
+  readonly tokenAuthenticators?: ServerOptions['tokenAuthenticators'];
+  readonly apiAudiences?: ServerOptions['apiAudiences'];
+  readonly openIdMetadata?: ServerOptions['openIdMetadata'];
 }
 
 export async function startHarness(namespaces: readonly string[] = ['default', 't'], options: HarnessOptions = {}): Promise<Harness> {
