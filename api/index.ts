@@ -53,3 +53,5 @@ export type { ServiceAccountTokenIssuer } from './auth/service-account-token.ts'
 export { serviceAccountTokenAuthenticator } from './auth/service-account-authn.ts';
 export { openIdMetadata } from './auth/oidc-discovery.ts';
 export type { OpenIdMetadata } from './auth/oidc-discovery.ts';
+export { legacyIssuer } from './auth/service-account-token.ts';
+export type { ServiceAccountPublicKey } from './auth/service-account-keys.ts';

@@ -14,7 +14,7 @@ import {
   webhookClientFromKubeconfig,
 } from '../api/index.ts';
 import type {
-  AdmissionPlugin, OpenIdMetadata, ServerOptions, ServiceAccountTokenIssuer, AnonymousAuthConfig, ApiMetrics, Authenticator, AuthorizationMode, Authorizer, AuthorizerFactories, ProxyHeaderNames, StoreClient,
+  AdmissionPlugin, OpenIdMetadata, ServerOptions, ServiceAccountPublicKey, ServiceAccountTokenIssuer, AnonymousAuthConfig, ApiMetrics, Authenticator, AuthorizationMode, Authorizer, AuthorizerFactories, ProxyHeaderNames, StoreClient,
   TokenAuthenticator, WebhookClient,
 } from '../api/index.ts';
 import { readFile } from 'node:fs/promises';
@@ -85,8 +85,19 @@ async function serviceAccounts(inputs: AuthWiringInputs): Promise<ServiceAccount
   const { flags, store } = inputs;
   const account = flags.serviceAccount;
   const signingKey = account.signingKeyFile === undefined ? undefined : loadSigningKeyFile(account.signingKeyFile);
-  const keyFiles = account.keyFiles.length > 0 ? account.keyFiles : [inputs.servingKeyFile];
-  let publicKeys = loadPublicKeyFiles(keyFiles);
+  let publicKeys: ServiceAccountPublicKey[];
+  if (account.keyFiles.length > 0) {
+    publicKeys = loadPublicKeyFiles(account.keyFiles);
+  } else {
+    // kube-apiserver's fallback to the serving key, used only when it is a key it can read (an
+    // RSA key, or an EC key in SEC1 form); otherwise it warns and verifies with no key of its own.
+    try {
+      publicKeys = loadPublicKeyFiles([inputs.servingKeyFile]);
+    } catch {
+      if (signingKey === undefined) inputs.log('No TLS key provided, service account token authentication disabled');
+      publicKeys = [];
+    }
+  }
   if (signingKey !== undefined && !publicKeys.some((key) => key.keyId === signingKey.keyId)) publicKeys = [...publicKeys, publicKeyOf(signingKey)];
   const issuerName = account.issuers[0];
   if (signingKey !== undefined && issuerName === undefined) throw new Error('service-account-issuer is a required flag when --service-account-signing-key-file is set');
