@@ -14,6 +14,7 @@ import type { StoreFlags } from './roles/store.ts';
 import { parseDuration } from './event-stream/index.ts';
 import { checkAdvertiseAddress } from './advertise-address.ts';
 import { parseControllersFlag } from '../actors/controllers/index.ts';
+import { legacyTokenMinter } from './legacy-token-minter.ts';
 import { parseFeatureGates, parseGoDuration } from '../api/index.ts';
 import type { FeatureGates } from '../api/index.ts';
 import { authFlagOptions, authFlagsUsage, parseAuthFlags } from './auth-flags.ts';
@@ -45,9 +46,9 @@ Flags for server:
   --data-dir <dir>        where the Raft log, certificates and admin.kubeconfig live (default .kstore)
   --tls-san <name|ip>     extra subject alternative name for the serving certificate (repeatable)
   --controllers <list>    leader-only controllers, as kube-controller-manager's flag: '*' (the
-                          default set: namespace, garbagecollector, serviceaccount,
-                          root-ca-cert-publisher, podgc, clusterrole-aggregation, csrapproving,
-                          csrsigning, csrcleaner), 'name' enables, '-name'
+                          default set: serviceaccount-token, namespace, garbagecollector,
+                          serviceaccount, root-ca-cert-publisher, podgc, clusterrole-aggregation,
+                          csrapproving, csrsigning, csrcleaner), 'name' enables, '-name'
                           disables; tokencleaner and bootstrapsigner are off unless named, e.g.
                           --controllers '*,tokencleaner,bootstrapsigner' (default '*'); expired
                           bootstrap tokens are always marked expired, tokencleaner deletes them
@@ -90,6 +91,11 @@ Flags for store:
   --root-ca-file <f>      the cluster CA (PEM) the root CA publisher puts in every namespace as the
                           kube-root-ca.crt ConfigMap (kube-controller-manager's flag); without it
                           root-ca-cert-publisher does not run
+  --service-account-private-key-file <f>
+                          the PEM private key (RSA or ECDSA) serviceaccount-token signs the legacy
+                          tokens of kubernetes.io/service-account-token Secrets with; the API
+                          replicas must verify with its public key (kube-controller-manager's flag);
+                          without it serviceaccount-token does not run
   --quota-backend-bytes <n>
                           space quota of the Raft data dir, as etcd's flag: bytes, or with a Ki, Mi,
                           Gi suffix (default 2Gi; 0 means the default). Over it the storage alarm is
@@ -228,6 +234,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
       'cluster-signing-cert-file': { type: 'string' },
       'cluster-signing-key-file': { type: 'string' },
       'cluster-signing-duration': { type: 'string', default: '8760h' },
+      'service-account-private-key-file': { type: 'string' },
       'quota-backend-bytes': { type: 'string', default: '0' },
       'storage-reserve-bytes': { type: 'string', default: String(storageReserveBytesDefault) },
       help: { type: 'boolean', short: 'h', default: false },
@@ -256,6 +263,8 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
     controllers: parseControllersFlag(values.controllers),
     ...(values['root-ca-file'] === undefined ? {} : { rootCertificate: readFileSync(values['root-ca-file'], 'utf8') }),
     ...clusterSigningOf(values['cluster-signing-cert-file'], values['cluster-signing-key-file'], values['cluster-signing-duration']),
+    // An empty value is no key, as kube-controller-manager reads it.
+    ...(values['service-account-private-key-file'] === undefined || values['service-account-private-key-file'] === '' ? {} : { legacyServiceAccountTokens: legacyTokenMinter(values['service-account-private-key-file']) }),
     quotaBackendBytes: parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes'),
     storageReserveBytes: parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes'),
   };

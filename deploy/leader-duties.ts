@@ -2,8 +2,9 @@
 // for its single member): while this member leads, it makes sure the system namespaces exist
 // (and carries events of an earlier version's separate events.k8s.io collection over,
 // legacy-events.ts) and runs the leader-only controllers of actors/controllers (the token expirer, then those
-// --controllers enables: namespace lifecycle, garbage collector, and when asked tokencleaner and
-// bootstrapsigner); when it stops leading, they stop. Commands are proposed through the local
+// --controllers enables: the legacy service account token controller when given a private key,
+// namespace lifecycle, garbage collector, and when asked tokencleaner and bootstrapsigner); when
+// it stops leading, they stop. Commands are proposed through the local
 // RaftNode (a leader's proposals need no NATS round trip); a proposal that fails because
 // leadership moved is the new leader's to redo (its controllers reconcile everything at start).
 // Leadership is polled (RaftNode has no callback); two members may briefly both run the
@@ -38,6 +39,8 @@ export interface LeaderDutiesOptions {
   readonly rootCertificate?: string;
   /** The CA csrsigning signs with (--cluster-signing-cert-file/-key-file/-duration); absent: csrsigning does not run. */
   readonly clusterSigning?: ControllerContext['clusterSigning'];
+  /** The legacy service account token minter (--service-account-private-key-file); absent: serviceaccount-token-controller does not run. */
+  readonly legacyServiceAccountTokens?: ControllerContext['legacyServiceAccountTokens'];
 }
 
 export interface LeaderDuties {
@@ -63,6 +66,7 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
     state: options.state, propose, now: () => formatTime(new Date()), log,
     ...(options.rootCertificate === undefined ? {} : { rootCertificate: options.rootCertificate }),
     ...(options.clusterSigning === undefined ? {} : { clusterSigning: options.clusterSigning }),
+    ...(options.legacyServiceAccountTokens === undefined ? {} : { legacyServiceAccountTokens: options.legacyServiceAccountTokens }),
   };
   let controllers: Controller[] = [];
   let running = false;

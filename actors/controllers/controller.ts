@@ -7,6 +7,7 @@ import type { ClusterState } from '../cluster-state.ts';
 import type { Command } from '../commands.ts';
 import type { CommandResult } from '../results.ts';
 import type { ClusterSigning } from './csr-signing.ts';
+import type { LegacyServiceAccountTokens } from './service-account-token.ts';
 
 export interface ControllerContext {
   readonly state: ClusterState;
@@ -22,6 +23,12 @@ export interface ControllerContext {
    * --cluster-signing-key-file, --cluster-signing-duration, default 8760h); absent: no signing.
    */
   readonly clusterSigning?: ClusterSigning;
+  /**
+   * Mints legacy service account tokens with kube-controller-manager's
+   * --service-account-private-key-file; absent: serviceaccount-token-controller does not run. The
+   * tokens' secrets get `rootCertificate` as ca.crt (kube's --root-ca-file).
+   */
+  readonly legacyServiceAccountTokens?: LegacyServiceAccountTokens;
 }
 
 export interface Controller {

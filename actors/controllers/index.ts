@@ -19,4 +19,9 @@ export type { CertificateAuthority, CertificateRequestInfo, ClusterSigning, Issu
 export { CsrApprovingController, subjectAccessAllowed } from './csr-approving.ts';
 export type { CsrApprovingOptions, ReviewAttributes, ReviewUser, SubjectAccessCheck } from './csr-approving.ts';
 export { CsrCleaner, csrCleanerPollingIntervalMs, csrCleanupReason } from './csr-cleaner.ts';
+export {
+  ServiceAccountTokenController, isServiceAccountToken, namespaceDataKey, retryDelayMs, rootCaDataKey, secretUpdateNeeded, serviceAccountNameAnnotation,
+  serviceAccountTokenIdentity, serviceAccountTokenMaxRetries, serviceAccountTokenSecretType, serviceAccountUidAnnotation, tokenDataKey,
+} from './service-account-token.ts';
+export type { LegacyServiceAccountTokens, LegacyTokenMintSpec } from './service-account-token.ts';
 export { controllerNames, controllersDisabledByDefault, createControllers, enabledControllers, parseControllersFlag } from './registry.ts';

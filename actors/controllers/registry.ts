@@ -2,11 +2,13 @@
 // a list of `*` (every controller on by default), `<name>` (enable) and `-<name>` (disable); the
 // first entry naming a controller decides, otherwise `*` enables it unless it is off by default
 // (tokencleaner and bootstrapsigner, as in kube-controller-manager). Names are kube's, with
-// their short aliases (namespace, garbagecollector, podgc, serviceaccount, root-ca-cert-publisher,
-// clusterrole-aggregation, tokencleaner, bootstrapsigner, csrapproving, csrsigning, csrcleaner).
-// csrsigning runs only with a cluster signing CA, as kube-controller-manager skips it without
-// --cluster-signing-cert-file/--cluster-signing-key-file. The token expirer is not in the list: it is the token
-// lifecycle's clock and always runs.
+// their short aliases (serviceaccount-token, namespace, garbagecollector, podgc, serviceaccount,
+// root-ca-cert-publisher, clusterrole-aggregation, tokencleaner, bootstrapsigner, csrapproving,
+// csrsigning, csrcleaner). csrsigning runs only with a cluster signing CA, as kube-controller-manager
+// skips it without --cluster-signing-cert-file/--cluster-signing-key-file, and serviceaccount-token
+// only with a legacy token minter (kube: without --service-account-private-key-file); it starts
+// first, as kube-controller-manager starts it before the others. The token expirer is not in the
+// list: it is the token lifecycle's clock and always runs.
 import { BootstrapSigner } from './bootstrap-signer.ts';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation.ts';
 import type { Controller, ControllerContext } from './controller.ts';
@@ -17,6 +19,7 @@ import { GarbageCollector } from './garbage-collector.ts';
 import { NamespaceLifecycleController } from './namespace-lifecycle.ts';
 import { PodGarbageCollector } from './pod-gc.ts';
 import { rootCaPublisher, serviceAccountController } from './namespace-objects.ts';
+import { ServiceAccountTokenController } from './service-account-token.ts';
 import { realTimers, TokenCleaner, TokenExpirer } from './token-cleaner.ts';
 import type { ControllerTimers } from './token-cleaner.ts';
 
@@ -27,7 +30,13 @@ function requireSigning(context: ControllerContext): NonNullable<ControllerConte
   return context.clusterSigning;
 }
 
+function requireMinter(context: ControllerContext): NonNullable<ControllerContext['legacyServiceAccountTokens']> {
+  if (context.legacyServiceAccountTokens === undefined) throw new Error('serviceaccount-token-controller needs the service account private key');
+  return context.legacyServiceAccountTokens;
+}
+
 const factories = {
+  'serviceaccount-token-controller': (context, timers) => new ServiceAccountTokenController(context, requireMinter(context), timers),
   'namespace-controller': (context) => new NamespaceLifecycleController(context),
   'garbage-collector-controller': (context) => new GarbageCollector(context),
   'pod-garbage-collector-controller': (context, timers) => new PodGarbageCollector(context, { timers }),
@@ -50,6 +59,7 @@ export const controllerNames: readonly ControllerName[] = Object.keys(factories)
 export const controllersDisabledByDefault: ReadonlySet<ControllerName> = new Set<ControllerName>(['token-cleaner-controller', 'bootstrap-signer-controller']);
 
 const aliases: Readonly<Record<string, ControllerName>> = {
+  'serviceaccount-token': 'serviceaccount-token-controller',
   namespace: 'namespace-controller',
   garbagecollector: 'garbage-collector-controller',
   podgc: 'pod-garbage-collector-controller',
@@ -101,8 +111,10 @@ export function enabledControllers(entries: readonly string[] = ['*']): Controll
 /** The token expirer, then each enabled controller (not started). */
 export function createControllers(context: ControllerContext, entries: readonly string[] = ['*'], timers: ControllerTimers = realTimers): Controller[] {
   // Without a CA there is nothing to publish (kube-controller-manager then uses its own serving CA; we have none),
-  // and without a signing CA nothing to sign with (kube-controller-manager skips csrsigning).
+  // without a signing CA nothing to sign with (kube-controller-manager skips csrsigning), and without
+  // the service account private key no legacy token to mint (it skips serviceaccount-token).
   const enabled = enabledControllers(entries).filter((name) => (name !== 'root-ca-certificate-publisher-controller' || context.rootCertificate !== undefined)
-    && (name !== 'certificatesigningrequest-signing-controller' || context.clusterSigning !== undefined));
+    && (name !== 'certificatesigningrequest-signing-controller' || context.clusterSigning !== undefined)
+    && (name !== 'serviceaccount-token-controller' || context.legacyServiceAccountTokens !== undefined));
   return [new TokenExpirer(context, timers), ...enabled.map((name) => factories[name](context, timers))];
 }

@@ -505,10 +505,11 @@ export function kubeconfigDocument(apis: readonly Pick<ApiEntry, 'name' | 'url'>
 }
 
 /** The command line of a store member `up` starts (also when it restarts a dead one). */
-function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string; rootCaFile: string; caKeyFile: string; quotaBackendBytes: string; storageReserveBytes: string }): string[] {
+function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string; rootCaFile: string; caKeyFile: string; serviceAccountKeyFile: string; quotaBackendBytes: string; storageReserveBytes: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', member.id, '--peers', member.storeIds.join(','), '--nats', member.natsUrls.join(','),
     '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge, '--controllers', member.controllers,
     '--root-ca-file', member.rootCaFile, '--cluster-signing-cert-file', member.rootCaFile, '--cluster-signing-key-file', member.caKeyFile,
+    '--service-account-private-key-file', member.serviceAccountKeyFile,
     ...(member.quotaBackendBytes === '' ? [] : ['--quota-backend-bytes', member.quotaBackendBytes]),
     ...(member.storageReserveBytes === '' ? [] : ['--storage-reserve-bytes', member.storageReserveBytes])];
 }
@@ -542,6 +543,20 @@ function withServiceAccountArguments(args: readonly string[], keys: ServiceAccou
     ...(has('--service-account-issuer') ? [] : ['--service-account-issuer', serviceAccountIssuerDefault]),
     ...(has('--service-account-signing-key-file') ? [] : ['--service-account-signing-key-file', keys.privateKey, ...(has('--service-account-key-file') ? [] : ['--service-account-key-file', keys.publicKey])]),
   ];
+}
+
+/**
+ * The private key the store members sign legacy service account tokens with: the one the API
+ * replicas sign with (the operator's --service-account-signing-key-file, else the cluster dir's
+ * key pair), so the replicas verify what the members mint.
+ */
+function serviceAccountSigningKeyFile(args: readonly string[], keys: ServiceAccountKeyPaths): string {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--service-account-signing-key-file' && args[i + 1] !== undefined) return args[i + 1]!;
+    if (arg.startsWith('--service-account-signing-key-file=')) return arg.slice('--service-account-signing-key-file='.length);
+  }
+  return keys.privateKey;
 }
 
 /** The API replicas' auth flags a cluster file records (files of earlier versions kept two fields). */
@@ -650,12 +665,13 @@ async function clusterUp(flags: UpFlags): Promise<number> {
 
     // store members (their root CA publisher puts the cluster CA in every namespace)
     const { caCert: rootCaFile, caKey: caKeyFile } = (await ensurePki(dataDir, [])).paths;
+    const serviceAccountKeyFile = serviceAccountSigningKeyFile(flags.apiAuthArgs, await ensureServiceAccountKey(dataDir));
     for (const id of storeIds) {
       const memberDir = path.join(dataDir, 'stores', id);
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile, caKeyFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log);
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, supervised: true, dataDir: memberDir, log });
       await write();
@@ -724,6 +740,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
     });
     const storeIds = file.stores.map((store) => store.id);
     const { caCert: rootCaFile, caKey: caKeyFile } = (await ensurePki(file.dataDir, [])).paths;
+    const serviceAccountKeyFile = serviceAccountSigningKeyFile(apiAuthArgsOf(file), await ensureServiceAccountKey(file.dataDir));
     const stores: StoreEntry[] = [];
     for (const store of file.stores) {
       if (entryAlive(store.pid)) {
@@ -733,7 +750,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       // A store whose supervisor was SIGKILLed may still run: two processes on one Raft log must never be.
       await stopPids([{ name: `store ${store.id}`, pid: store.pid }]);
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile, caKeyFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log);
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
       restarted.push(`store ${store.id} (supervisor pid ${pid})`);

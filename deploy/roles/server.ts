@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { ApiMetrics, buildServer, clusterView, formatTime, StoreClient } from '../../api/index.ts';
 import { clusterSigningDurationDefaultSeconds } from '../../actors/controllers/index.ts';
 import { ensureServiceAccountKey, withServiceAccountDefaults } from '../service-account-key.ts';
+import { legacyTokenMinter } from '../legacy-token-minter.ts';
 import { keepKubeadmBootstrapRbac } from '../kubeadm-bootstrap-rbac.ts';
 import { keepClusterInfo } from '../cluster-info.ts';
 import { wireAuth } from '../auth-wiring.ts';
@@ -45,6 +46,9 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   await ensureSystemNamespaces((key) => store.state.get(key), (command) => client.propose(command));
   const carried = await migrateLegacyEvents(store.state, (command) => client.propose(command));
   if (carried > 0) process.stderr.write(`${JSON.stringify({ message: 'events.k8s.io events of an earlier version carried over to the events collection', count: carried })}\n`);
+  // kubeadm's defaults for what the operator did not name: its issuer and a key pair in the data dir.
+  const serviceAccountKeys = await ensureServiceAccountKey(dataDir);
+  const authFlags = withServiceAccountDefaults(flags.auth, serviceAccountKeys);
   // A single member is always the leader, so its leader-only controllers run from the start.
   const controllerContext: ControllerContext = {
     state: store.state,
@@ -54,13 +58,13 @@ export async function runServer(flags: ServerFlags): Promise<void> {
     rootCertificate: pki.caCert,
     // kube-controller-manager's --cluster-signing-cert-file/--cluster-signing-key-file: the cluster CA.
     clusterSigning: { certificate: pki.caCert, key: await readFile(pki.paths.caKey, 'utf8'), durationSeconds: flags.clusterSigningDurationSeconds ?? clusterSigningDurationDefaultSeconds },
+    // kube-controller-manager's --service-account-private-key-file: the key the API tier signs and verifies service account tokens with.
+    legacyServiceAccountTokens: legacyTokenMinter(authFlags.serviceAccount.signingKeyFile ?? serviceAccountKeys.privateKey),
   };
   // The token expirer, then what --controllers enables (kube-controller-manager's defaults).
   const controllers: Controller[] = createControllers(controllerContext, flags.controllers);
   for (const controller of controllers) controller.start();
   let serverUrl = '';
-  // kubeadm's defaults for what the operator did not name: its issuer and a key pair in the data dir.
-  const authFlags = withServiceAccountDefaults(flags.auth, await ensureServiceAccountKey(dataDir));
   const metrics = new ApiMetrics();
   const connectHost = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress;
   const auth = await wireAuth({

@@ -22,6 +22,7 @@ import { startLeaderDuties } from '../leader-duties.ts';
 import { StorageAlarmError, StorageQuota } from '../storage-quota.ts';
 import { startStateService } from '../state-service.ts';
 import type { LeaderDuties } from '../leader-duties.ts';
+import type { LegacyServiceAccountTokens } from '../../actors/controllers/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { untilStopSignal } from './stop-signal.ts';
 
@@ -47,6 +48,8 @@ export interface StoreFlags {
   readonly rootCertificate?: string;
   /** --cluster-signing-cert-file, --cluster-signing-key-file (contents) and --cluster-signing-duration: csrsigning's CA. */
   readonly clusterSigning?: { readonly certificate: string; readonly key: string; readonly durationSeconds: number };
+  /** --service-account-private-key-file, read: the minter of the legacy token controller (absent: it does not run). */
+  readonly legacyServiceAccountTokens?: LegacyServiceAccountTokens;
   /** --quota-backend-bytes (0 or absent: the default). */
   readonly quotaBackendBytes?: number;
   /** --storage-reserve-bytes (absent: the default). */
@@ -130,7 +133,8 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
   const duties = flags.leaderDuties === false ? undefined
     : startLeaderDuties({ state, isLeader, propose: (data) => { const refusal = admit(data); return refusal === undefined ? node.propose(data) : Promise.reject(new StorageAlarmError(refusal)); }, log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }),
       ...(flags.rootCertificate === undefined ? {} : { rootCertificate: flags.rootCertificate }),
-      ...(flags.clusterSigning === undefined ? {} : { clusterSigning: flags.clusterSigning }) });
+      ...(flags.clusterSigning === undefined ? {} : { clusterSigning: flags.clusterSigning }),
+      ...(flags.legacyServiceAccountTokens === undefined ? {} : { legacyServiceAccountTokens: flags.legacyServiceAccountTokens }) });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {

@@ -217,7 +217,7 @@ describe('BootstrapSigner', () => {
 
 describe('--controllers', () => {
   /** kube-controller-manager's default set, among the controllers kstore has, in start order. */
-  const defaults = ['namespace-controller', 'garbage-collector-controller', 'pod-garbage-collector-controller', 'serviceaccount-controller', 'root-ca-certificate-publisher-controller', 'clusterrole-aggregation-controller', 'certificatesigningrequest-signing-controller', 'certificatesigningrequest-approving-controller', 'certificatesigningrequest-cleaner-controller'];
+  const defaults = ['serviceaccount-token-controller', 'namespace-controller', 'garbage-collector-controller', 'pod-garbage-collector-controller', 'serviceaccount-controller', 'root-ca-certificate-publisher-controller', 'clusterrole-aggregation-controller', 'certificatesigningrequest-signing-controller', 'certificatesigningrequest-approving-controller', 'certificatesigningrequest-cleaner-controller'];
 
   it('defaults to kube-controller-manager: tokencleaner and bootstrapsigner are off', () => {
     expect(enabledControllers()).toEqual(defaults);
