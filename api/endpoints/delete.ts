@@ -22,6 +22,7 @@ import { collectionKey, objectKey } from './target.ts';
 import type { Target } from './target.ts';
 import { handleUnsafeDelete, readable, unsafeDeleteOption } from './corrupt.ts';
 import { deletionGracePeriod, returnsDeletedObject } from '../../actors/index.ts';
+import { checkSubresource } from './subresource.ts';
 
 interface DeleteOptions {
   readonly preconditions?: Preconditions;
@@ -87,6 +88,8 @@ function unsafeDeleteRequest(request: FastifyRequest, context: EndpointContext):
 
 export async function handleDelete(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
   if (target.name === undefined) return handleDeleteCollection(request, reply, target, context);
+  // No subresource is deleted: a DELETE of <name>/<subresource> never deletes the object.
+  if (target.subresource !== undefined) checkSubresource(target, 'delete');
   const name = target.name;
   const unsafe = unsafeDeleteRequest(request, context);
   if (unsafe !== undefined) return handleUnsafeDelete(request, reply, target, context, context.authorizers, unsafe);

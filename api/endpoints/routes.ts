@@ -47,6 +47,12 @@ async function dispatch(request: FastifyRequest, reply: FastifyReply, shared: En
     if (target.name !== undefined && !target.kind.verbs.some((verb) => itemVerbs.has(verb))) throw pathNotFound();
     throw methodNotAllowed(notAllowed);
   }
+  // A served subresource answers only its own verbs (kube installs a route per verb: 405 for the
+  // others); one the kind does not serve is a 404 from its handler (checkSubresource).
+  if (target.subresource !== undefined && target.name !== undefined) {
+    const served = target.kind.subresources?.find((candidate) => candidate.name === target.subresource);
+    if (served !== undefined && !served.verbs.includes(info.verb as Verb)) throw methodNotAllowed(notAllowed);
+  }
   if (info.options.problem !== undefined) throw info.options.problem;
   // A write's response representation is decided before it runs (a 406 stores nothing).
   if (writeVerbs.has(info.verb)) negotiate(request.headers.accept, false);

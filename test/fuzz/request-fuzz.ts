@@ -449,6 +449,9 @@ function check(request: FuzzRequest, status: number, contentType: string, body: 
     const namespaceObject = command.key.group === '' && command.key.resource === 'namespaces' && authorized.namespace === command.key.name;
     if (authorized.namespace !== command.key.namespace && !namespaceObject) return `wrote in namespace "${command.key.namespace}" but authorized "${authorized.namespace}"`;
     if (authorized.name !== '' && authorized.name !== command.key.name) return `wrote ${command.key.name} but authorized ${authorized.name}`;
+    // Only an eviction deletes through a subresource; a DELETE of <name>/<subresource> never deletes the object.
+    const eviction = authorized.apiGroup === '' && authorized.resource === 'pods' && authorized.subresource === 'eviction';
+    if (command.type === 'delete' && authorized.subresource !== '' && !eviction) return `deleted ${command.key.resource} ${command.key.name} but authorized ${authorized.verb} ${authorized.resource}/${authorized.subresource}`;
   }
   // The lifecycle inspector serves an ObjectLifecycle of any kind, however its path is spelled.
   if (status < 300 && request.path.startsWith('/api') && !decodedPath(request.path).includes('/lifecycle')) {

@@ -1,8 +1,9 @@
 // What the request fuzzer (test/fuzz/request-fuzz.ts) found, each as the smallest request that
 // shows it, against the real buildServer (test/unit/api/harness.ts) with the RBAC authorizer.
-// These tests fail until the finding is fixed.
+// Each was failing until its fix; they stay as regression tests.
 //
-// Finding 1: a DELETE of an object's subresource path deletes the object itself, whatever the
+// Finding 1 (fixed: api/endpoints/routes.ts answers a served subresource's other verbs 405,
+// delete.ts refuses any subresource): a DELETE of an object's subresource path deleted the object itself, whatever the
 // subresource (serviceaccounts/<name>/token, configmaps/<name>/status, .../<name>/bogus). The
 // request is authorized as `delete` on `<resource>/<subresource>`, so a user granted only that
 // (e.g. delete on serviceaccounts/token) deletes the service account: what was served (delete
