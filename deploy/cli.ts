@@ -82,7 +82,8 @@ Flags for store:
   --events-max-age <d>    max age of the change-event stream's messages, e.g. 5m, 300s (default 5m)
   --events-replicas <n>   replicas of the change-event stream (default auto: 3 on a NATS cluster of 3+ servers, else 1)
   --controllers <list>    leader-only controllers the member runs while it leads, as for server (default '*')
-  --cluster-signing-cert-file <f>, --cluster-signing-key-file <f>
+  --cluster-signing-cert-file <f>
+  --cluster-signing-key-file <f>
                           the CA (PEM) csrsigning signs approved kubelet and kube-apiserver-client
                           CertificateSigningRequests with (kube-controller-manager's flags); without
                           them csrsigning does not run
