@@ -8,13 +8,13 @@
 import {
   abacAuthorizer, admissionPluginsInOrder, createNodeRestrictionPlugin, loadAbacPolicyFile, loadPublicKeyFiles, loadSigningKeyFile,
   nodeAuthorizer, openIdMetadata, publicKeyOf, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer,
-  AuthorizationConfigReloader, AuthorizationMetrics, bearerTokenAuthenticator, bootstrapTokenAuthenticator, certificateAuthenticatorFor,
+  AuthorizationConfigReloader, AuthorizationMetrics, buildAuthorizerChain, bearerTokenAuthenticator, bootstrapTokenAuthenticator, certificateAuthenticatorFor,
   loadAuthenticationConfiguration, loadTokenFile, proxyHeaderNames, rbacAuthorizer, requestHeaderAuthenticator, resolveAnonymousAuth,
-  systemMastersAuthorizer, tokenFileAuthenticator, tokenWebhookAuthenticator, validateRequestHeaderConfig, webhookAuthorizer,
+  tokenFileAuthenticator, tokenWebhookAuthenticator, validateRequestHeaderConfig, webhookAuthorizer,
   webhookClientFromKubeconfig,
 } from '../api/index.ts';
 import type {
-  AdmissionPlugin, OpenIdMetadata, ServerOptions, ServiceAccountPublicKey, ServiceAccountTokenIssuer, AnonymousAuthConfig, ApiMetrics, Authenticator, AuthorizationMode, Authorizer, AuthorizerFactories, ProxyHeaderNames, StoreClient,
+  AdmissionPlugin, AuthorizationConfig, OpenIdMetadata, ServerOptions, ServiceAccountPublicKey, ServiceAccountTokenIssuer, AnonymousAuthConfig, ApiMetrics, Authenticator, AuthorizationMode, Authorizer, AuthorizerFactories, ProxyHeaderNames, StoreClient,
   TokenAuthenticator, WebhookClient,
 } from '../api/index.ts';
 import { readFile } from 'node:fs/promises';
@@ -171,22 +171,32 @@ function admissionPlugins(flags: AuthFlags, chain: () => readonly Authorizer[]):
     && (!offByDefault.has(plugin.name) || flags.enableAdmissionPlugins.includes(plugin.name)));
 }
 
-/** The authorizer of one --authorization-mode (system:masters is put first by the caller). */
-function modeAuthorizer(mode: AuthorizationMode, factories: AuthorizerFactories, flags: AuthFlags, closers: Closers): Authorizer {
-  if (mode === 'AlwaysAllow') return { name: 'AlwaysAllow', authorize: () => ({ decision: 'allow', reason: '' }) };
-  if (mode === 'AlwaysDeny') return { name: 'AlwaysDeny', authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) };
-  if (mode === 'Webhook') {
-    const webhook = flags.authorizationWebhook;
-    if (webhook === undefined) throw new Error("authorization-mode Webhook's authorization config file not passed");
-    return webhookAuthorizer({
-      name: 'webhook', client: webhookClient(webhook.configFile, closers), version: webhook.version,
-      authorizedTtlMs: webhook.authorizedTtlMs, unauthorizedTtlMs: webhook.unauthorizedTtlMs, failurePolicy: 'NoOpinion',
-    });
-  }
-  const factory = mode === 'RBAC' ? factories.rbac : mode === 'Node' ? factories.node : factories.abac;
-  if (factory === undefined) throw new Error(`authorization-mode ${mode} is not available`);
-  return factory();
+/**
+ * --authorization-mode and its files as an AuthorizationConfiguration, as kube-apiserver turns
+ * them into one: each mode named by its lowercased type, the webhook "webhook" with the flags'
+ * version and TTLs, failure policy NoOpinion and kube's 30 s timeout.
+ */
+function configFromModes(modes: readonly AuthorizationMode[], flags: AuthFlags): AuthorizationConfig {
+  return {
+    canonical: '',
+    authorizers: modes.map((mode) => {
+      if (mode !== 'Webhook') return { type: mode, name: mode.toLowerCase() };
+      const webhook = flags.authorizationWebhook;
+      if (webhook === undefined) throw new Error("authorization-mode Webhook's authorization config file not passed");
+      return {
+        type: 'Webhook', name: 'webhook',
+        webhook: {
+          name: 'webhook', subjectAccessReviewVersion: webhook.version, authorizedTtlMs: webhook.authorizedTtlMs, unauthorizedTtlMs: webhook.unauthorizedTtlMs,
+          timeoutMs: legacyWebhookTimeoutMs, failurePolicy: 'NoOpinion', connectionType: 'KubeConfigFile', kubeConfigFile: webhook.configFile,
+          matchConditionSubjectAccessReviewVersion: undefined, matchConditions: [],
+        },
+      };
+    }),
+  };
 }
+
+/** kube-apiserver's timeout of the --authorization-webhook-config-file webhook. */
+const legacyWebhookTimeoutMs = 30_000;
 
 async function authorizers(inputs: AuthWiringInputs, closers: Closers): Promise<Authorizer[]> {
   const { flags, store } = inputs;
@@ -208,8 +218,8 @@ async function authorizers(inputs: AuthWiringInputs, closers: Closers): Promise<
     closers.list.push(() => reloader.close());
     return [reloader.authorizer];
   }
-  const modes = flags.authorizationModes ?? [];
-  return [systemMastersAuthorizer, ...modes.map((mode) => modeAuthorizer(mode, factories, flags, closers))];
+  const metrics = new AuthorizationMetrics(inputs.metrics.registry);
+  return buildAuthorizerChain(configFromModes(flags.authorizationModes ?? [], flags), factories, { decisionMetrics: metrics, matchConditionMetrics: metrics });
 }
 
 export async function wireAuth(inputs: AuthWiringInputs): Promise<AuthWiring> {

@@ -290,6 +290,9 @@ describe('authorization: Node,RBAC,ABAC,Webhook', () => {
     // kubectl prints the denial's reason after "no".
     expect((await adminKubectl.run(['auth', 'can-i', 'create', 'configmaps', '-n', 'abac', '--as', 'bob'])).stdout.trim()).toBe('no - No policy matched.');
     expect((await adminKubectl.run(['auth', 'can-i', 'list', 'pods', '-n', 'default', '--as', 'bob'])).stdout.trim()).toBe('no - No policy matched.');
+    // The modes are counted as kube-apiserver counts the authorizers it builds from the flags.
+    const metrics = await httpsRequest(admin.server, admin, { path: '/metrics', headers: { accept: 'text/plain' } });
+    expect(metrics.body).toMatch(/^apiserver_authorization_decisions_total\{type="ABAC",name="abac",decision="allowed"\} [1-9]/m);
   });
 
   it('the SubjectAccessReview webhook allows, denies with its reason, and a garbage answer is a 500', async () => {
