@@ -6,9 +6,10 @@
 // authenticating proxy, a TokenReview webhook, and the chain Node,RBAC,ABAC,Webhook with a
 // SubjectAccessReview webhook, `kubectl auth can-i --as` and the NodeRestriction admission plugin.
 // Each has its allowed path, its denied path and malformed input.
-import { chmod, writeFile } from 'node:fs/promises';
+import { createPrivateKey } from 'node:crypto';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki } from '../../deploy/pki.ts';
@@ -244,6 +245,13 @@ describe('service account tokens', () => {
       issuer: configuration.issuer, audience: 'https://kubernetes.default.svc.cluster.local',
     });
     expect(verified.payload.sub).toBe('system:serviceaccount:sa-e2e:reader');
+    // The same claims signed with the server's own key, but expired (beyond the 60 s leeway): 401.
+    const key = createPrivateKey(await readFile(path.join(server.dataDir, 'pki', 'sa.key'), 'utf8'));
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await new SignJWT({ ...verified.payload, iat: now - 3_600, nbf: now - 3_600, exp: now - 300 }).setProtectedHeader({ alg: 'RS256' }).sign(key);
+    expect((await asBearer(expired, '/api/v1/namespaces/sa-e2e/pods')).status).toBe(401);
+    const fresh = await new SignJWT({ ...verified.payload, iat: now, nbf: now, exp: now + 600 }).setProtectedHeader({ alg: 'RS256' }).sign(key);
+    expect((await asBearer(fresh, '/apis/authentication.k8s.io/v1/selfsubjectreviews', 'POST', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' })).status).toBe(201);
   });
 });
 
