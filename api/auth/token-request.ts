@@ -19,12 +19,14 @@ import type { KubeObject, ObjectKey } from '../../actors/index.ts';
 import { badRequest, conflict, invalid, notFound, pathNotFound } from '../status.ts';
 import type { StatusCause } from '../status.ts';
 import type { EndpointContext } from '../endpoints/context.ts';
-import { formatTime, isDryRun, respond, sendWarnings } from '../endpoints/context.ts';
+import { formatTime, isDryRun, requestBody, respond, sendWarnings } from '../endpoints/context.ts';
 import { checkSubresource } from '../endpoints/subresource.ts';
 import type { Target } from '../endpoints/target.ts';
 import { expirationExtensionSeconds, warnOnlyBoundTokenExpirationSeconds } from './service-account-token.ts';
 import type { ObjectRef, ServiceAccountTokenIssuer } from './service-account-token.ts';
 import { readTypedBody } from './review-body.ts';
+import { scanJson } from '../json-text.ts';
+import { nestingDepthMax } from '../request-limits.ts';
 
 const group = 'authentication.k8s.io';
 const kind = 'TokenRequest';
@@ -56,7 +58,8 @@ interface BoundObjectReference {
 interface ParsedRequest {
   readonly metadata: Fields;
   readonly audiences: readonly string[];
-  readonly expirationSeconds: number;
+  /** An int64, exact (a JSON number beyond 2^53 would be rounded as a number). */
+  readonly expirationSeconds: bigint;
   readonly boundObjectRef: BoundObjectReference | undefined;
 }
 
@@ -67,7 +70,43 @@ function stringField(object: Fields, name: string, where: string): string {
   return value;
 }
 
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+
+/**
+ * An int64 field as Go's encoding/json decodes it, from the number's literal text when the body
+ * was JSON (so 2^63-1 stays exact): a fraction, an exponent or an out-of-range integer cannot be
+ * unmarshalled into it (400); absent or null is undefined.
+ */
+function int64Field(value: unknown, literal: string | undefined, where: string): bigint | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number') undecodable(`json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go struct field ${where} of type int64`);
+  const text = literal ?? String(value);
+  if (!/^-?\d+$/.test(text) || BigInt(text) < int64Min || BigInt(text) > int64Max) {
+    undecodable(`json: cannot unmarshal number ${text} into Go struct field ${where} of type int64`);
+  }
+  return BigInt(text);
+}
+
+/** The literal text of spec.expirationSeconds in a JSON body (undefined for other media types). */
+function numberLiterals(request: FastifyRequest): { readonly expirationSeconds?: string } {
+  const mediaType = (request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') return {};
+  const raw = requestBody(request);
+  let expirationSeconds: string | undefined;
+  scanJson(Buffer.isBuffer(raw) ? raw.toString('utf8') : raw, {
+    depthMax: nestingDepthMax,
+    onNumber: (literal, path) => {
+      const at = path();
+      if (at.length === 2 && at[0] === 'spec' && at[1] === 'expirationSeconds') expirationSeconds = literal;
+      return undefined;
+    },
+  });
+  return expirationSeconds === undefined ? {} : { expirationSeconds };
+}
+
 function readTokenRequest(request: FastifyRequest): ParsedRequest {
+  const literals = numberLiterals(request);
   const body = readTypedBody(request, apiVersion, kind);
   const metadata = body['metadata'] ?? {};
   if (!isFields(metadata)) undecodable('metadata: must be object');
@@ -77,10 +116,7 @@ function readTokenRequest(request: FastifyRequest): ParsedRequest {
   if (!Array.isArray(audiences) || !audiences.every((audience) => typeof audience === 'string')) {
     undecodable('json: cannot unmarshal into Go struct field TokenRequestSpec.spec.audiences of type []string');
   }
-  const expiration = spec['expirationSeconds'] ?? defaultExpirationSeconds;
-  if (typeof expiration !== 'number' || !Number.isSafeInteger(expiration)) {
-    undecodable(`json: cannot unmarshal ${JSON.stringify(expiration)} into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64`);
-  }
+  const expiration = int64Field(spec['expirationSeconds'], literals.expirationSeconds, 'TokenRequestSpec.spec.expirationSeconds') ?? BigInt(defaultExpirationSeconds);
   const ref = spec['boundObjectRef'] ?? undefined;
   if (ref !== undefined && !isFields(ref)) undecodable('spec.boundObjectRef: must be object');
   const where = 'BoundObjectReference.spec.boundObjectRef';
@@ -94,6 +130,11 @@ function readTokenRequest(request: FastifyRequest): ParsedRequest {
 
 function fieldInvalid(field: string, value: unknown, detail: string): StatusCause {
   return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(value)}: ${detail}` };
+}
+
+/** An int64 field's invalid value, printed exactly as Go prints it. */
+function int64Invalid(field: string, value: bigint, detail: string): StatusCause {
+  return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${value.toString()}: ${detail}` };
 }
 
 /** schema.FromAPIVersionAndKind: the group and version an apiVersion names (both empty when it does not parse). */
@@ -186,11 +227,13 @@ export async function handleTokenRequest(request: FastifyRequest, reply: Fastify
   metadata['namespace'] = namespace;
   metadata['creationTimestamp'] = formatTime(now);
   const causes: StatusCause[] = [];
-  if (parsed.expirationSeconds < minExpirationSeconds) causes.push(fieldInvalid('spec.expirationSeconds', parsed.expirationSeconds, 'may not specify a duration less than 10 minutes'));
-  if (parsed.expirationSeconds > maxExpirationSeconds) causes.push(fieldInvalid('spec.expirationSeconds', parsed.expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));
+  const requested = parsed.expirationSeconds;
+  if (requested < BigInt(minExpirationSeconds)) causes.push(int64Invalid('spec.expirationSeconds', requested, 'may not specify a duration less than 10 minutes'));
+  if (requested > BigInt(maxExpirationSeconds)) causes.push(int64Invalid('spec.expirationSeconds', requested, 'may not specify a duration larger than 2^32 seconds'));
   if (causes.length > 0) throw invalid(group, kind, '', causes);
   const binding = bindingOf(parsed.boundObjectRef, name, namespace, context);
-  let expirationSeconds = parsed.expirationSeconds;
+  // Within [600, 2^32] now: exact as a number.
+  let expirationSeconds = Number(requested);
   const cap = issuer.maxExpirationSeconds;
   if (cap !== undefined && cap > 0 && expirationSeconds > cap) {
     sendWarnings(reply, [`requested expiration of ${expirationSeconds} seconds shortened to ${cap} seconds`]);

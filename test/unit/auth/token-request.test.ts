@@ -121,6 +121,14 @@ describe('POST serviceaccounts/<name>/token', () => {
     expect(short.details?.causes).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: 'Invalid value: 60: may not specify a duration less than 10 minutes' }]);
     const long = await w.request('POST', tokenUrl, tokenRequest({ expirationSeconds: 2 ** 32 + 1 }));
     expect([long.statusCode, answer(long).message]).toEqual([422, `TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: ${2 ** 32 + 1}: may not specify a duration larger than 2^32 seconds`]);
+    // int64 as Go decodes it: exact beyond 2^53, and no fraction or exponent.
+    const int64Max = '9223372036854775807';
+    const huge = await w.request('POST', tokenUrl, `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":${int64Max}}}`);
+    expect([huge.statusCode, answer(huge).message]).toEqual([422, `TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: ${int64Max}: may not specify a duration larger than 2^32 seconds`]);
+    for (const literal of ['9223372036854775808', '3600.0', '36e2']) {
+      const refused = await w.request('POST', tokenUrl, `{"spec":{"expirationSeconds":${literal}}}`);
+      expect([refused.statusCode, answer(refused).message]).toEqual([400, `TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal number ${literal} into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64`]);
+    }
     const renamed = await w.request('POST', tokenUrl, tokenRequest({}, { name: 'other' }));
     expect([renamed.statusCode, answer(renamed).message]).toEqual([422, 'TokenRequest.authentication.k8s.io "builder" is invalid: metadata.name: Invalid value: "other": must match the service account name if specified']);
     const missing = await w.request('POST', '/api/v1/namespaces/t/serviceaccounts/ghost/token', tokenRequest());
