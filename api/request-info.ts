@@ -108,7 +108,7 @@ export function isWatchRequested(query: QueryParameters): boolean {
 }
 
 /** Splits a field selector on unescaped commas (a backslash escapes the next character). */
-function splitSelectorTerms(selector: string): string[] {
+export function splitSelectorTerms(selector: string): string[] {
   const terms: string[] = [];
   let current = '';
   for (let index = 0; index < selector.length; index++) {

@@ -27,6 +27,7 @@ import { ruleAllows } from './rbac-rules.ts';
 import type { PolicyRule } from './rbac-rules.ts';
 import { fields, records, text } from '../registry/json-fields.ts';
 import type { Fields } from '../registry/json-fields.ts';
+import { splitSelectorTerms } from '../request-info.ts';
 
 /** What the graph reads of the store (a narrow view of StoreClient). */
 export interface NodeGraphReader {
@@ -312,26 +313,6 @@ export interface NodeAuthorizerOptions {
 export type NodeAuthorizationAttributes = AuthorizationAttributes & { readonly fieldSelector?: string };
 
 interface FieldRequirement { readonly field: string; readonly equals: boolean; readonly value: string }
-
-/** Splits on commas a backslash does not escape. */
-function splitSelectorTerms(selector: string): string[] {
-  const terms: string[] = [];
-  let current = '';
-  for (let index = 0; index < selector.length; index++) {
-    const character = selector[index]!;
-    if (character === '\\' && index + 1 < selector.length) {
-      current += character + selector[index + 1]!;
-      index++;
-    } else if (character === ',') {
-      terms.push(current);
-      current = '';
-    } else {
-      current += character;
-    }
-  }
-  terms.push(current);
-  return terms;
-}
 
 /** fields.ParseSelector's requirements ('=' and '==' are both Equals); undefined when it does not parse. */
 export function fieldRequirements(selector: string | undefined): FieldRequirement[] | undefined {
