@@ -17,6 +17,8 @@ import type {
   AdmissionPlugin, AuthorizationConfig, OpenIdMetadata, ServerOptions, ServiceAccountPublicKey, ServiceAccountTokenIssuer, AnonymousAuthConfig, ApiMetrics, Authenticator, AuthorizationMode, Authorizer, AuthorizerFactories, ProxyHeaderNames, StoreClient,
   TokenAuthenticator, WebhookClient,
 } from '../api/index.ts';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AuthFlags } from './auth-flags.ts';
 
@@ -62,10 +64,22 @@ export interface AuthWiring {
 
 interface Closers {
   readonly list: (() => void)[];
+  /** One client per kubeconfig file and content: a reload that keeps a webhook keeps its connections. */
+  readonly clients: Map<string, WebhookClient>;
 }
 
 function webhookClient(file: string, closers: Closers): WebhookClient {
+  let content = '';
+  try {
+    content = createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    // Unreadable: webhookClientFromKubeconfig reports it in kube's words.
+  }
+  const key = `${file}\n${content}`;
+  const known = closers.clients.get(key);
+  if (known !== undefined) return known;
   const client = webhookClientFromKubeconfig(file);
+  closers.clients.set(key, client);
   closers.list.push(() => client.close());
   return client;
 }
@@ -224,7 +238,7 @@ async function authorizers(inputs: AuthWiringInputs, closers: Closers): Promise<
 
 export async function wireAuth(inputs: AuthWiringInputs): Promise<AuthWiring> {
   const { flags } = inputs;
-  const closers: Closers = { list: [] };
+  const closers: Closers = { list: [], clients: new Map() };
   const close = (): void => {
     for (const closer of closers.list.splice(0)) closer();
   };
