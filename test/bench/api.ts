@@ -22,7 +22,7 @@
 // Flags: --targets cluster,server --concurrency 1,16,64,256 --duration-ms N --warmup-ms N
 // --watchers 100,1000 --watch-updates N --watch-rate N --value-bytes N --kubeconfig FILE (an
 // existing cluster instead of starting targets: named "external") --cpu-prof DIR (the cluster's
-// kstore processes write V8 CPU profiles there; read them with test/bench/profile-summary.ts).
+// kstore processes write V8 CPU profiles there; read them with test/bench/cpuprofile-summary.ts).
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';

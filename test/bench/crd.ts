@@ -22,7 +22,7 @@
 //
 // Flags: --duration 10s (or --duration-ms N) per variant and round, --warmup 2s (--warmup-ms N),
 // --concurrency 16, --rounds 2, --skip-large, --cpu-prof DIR (the server writes a V8 CPU profile
-// there when it exits; read it with test/bench/profile-summary.ts).
+// there when it exits; read it with test/bench/cpuprofile-summary.ts).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
