@@ -16,7 +16,7 @@ import type { ChangeEvent } from '../events.ts';
 import type { KubeObject } from '../object.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import {
-  approvalOf, certificateControllerIdentity, csrCollection, csrKey, csrSpec, isCsrKey, issuedCertificate, kubeletClientProblem,
+  approvalOf, certificateControllerIdentity, eachCsr, csrCollection, csrKey, csrSpec, isCsrKey, issuedCertificate, kubeletClientProblem,
   kubeletClientSignerName, parseCertificateRequest, withCondition,
 } from './csr-signing.ts';
 import type { CertificateRequestInfo } from './csr-signing.ts';
@@ -138,14 +138,7 @@ export class CsrApprovingController extends PassController implements Controller
   }
 
   async #pass(): Promise<void> {
-    for (const csr of this.#context.state.list(csrCollection).items) {
-      if (this.passes.stopped) return;
-      try {
-        await this.#handle(csr);
-      } catch (error) {
-        this.#context.log('csrapproving: could not handle a request; retried on the next change', { csr: csr.metadata.name, error: (error as Error).message });
-      }
-    }
+    await eachCsr(this.#context, this.passes, (csr) => this.#handle(csr), 'csrapproving: could not handle a request; retried on the next change');
   }
 
   async #handle(csr: KubeObject): Promise<void> {

@@ -393,6 +393,21 @@ function millisOf(time: string): number {
   return millis;
 }
 
+/**
+ * One pass of a CSR controller: `handle` each request in turn until the controller stops; a
+ * request that fails is logged and left for the next pass, the others go on.
+ */
+export async function eachCsr(context: ControllerContext, passes: WatchedPasses, handle: (csr: KubeObject) => Promise<void>, failure: string): Promise<void> {
+  for (const csr of context.state.list(csrCollection).items) {
+    if (passes.stopped) return;
+    try {
+      await handle(csr);
+    } catch (error) {
+      context.log(failure, { csr: csr.metadata.name, error: (error as Error).message });
+    }
+  }
+}
+
 export class CsrSigningController extends PassController implements Controller {
   readonly name = 'csrsigning';
   readonly #context: ControllerContext;
@@ -408,14 +423,7 @@ export class CsrSigningController extends PassController implements Controller {
   }
 
   async #pass(): Promise<void> {
-    for (const csr of this.#context.state.list(csrCollection).items) {
-      if (this.passes.stopped) return;
-      try {
-        await this.#handle(csr);
-      } catch (error) {
-        this.#context.log('csrsigning: could not sign; retried on the next change', { csr: csr.metadata.name, error: (error as Error).message });
-      }
-    }
+    await eachCsr(this.#context, this.passes, (csr) => this.#handle(csr), 'csrsigning: could not sign; retried on the next change');
   }
 
   async #handle(csr: KubeObject): Promise<void> {
