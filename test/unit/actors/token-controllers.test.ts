@@ -8,8 +8,9 @@ import type { Command, CommandResult, KubeObject, ObjectKey } from '../../../act
 import {
   BootstrapSigner, clusterInfoKey, createControllers, detachedJws, enabledControllers, parseControllersFlag, TokenCleaner, TokenExpirer,
 } from '../../../actors/controllers/index.ts';
-import type { Controller, ControllerContext, ControllerTimers } from '../../../actors/controllers/index.ts';
+import type { Controller, ControllerContext } from '../../../actors/controllers/index.ts';
 import { at, create, nsKey, t0 } from './fixtures.ts';
+import { manualTimers } from '../../support/manual-timers.ts';
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
@@ -31,14 +32,7 @@ function world() {
   let clock = 0; // seconds after t0
   const proposals: Command[] = [];
   const apply = (command: Command): CommandResult => state.apply({ index: ++index, term: 1, data: encodeCommand({ version: commandVersion, command }) });
-  const timers: { delayMs: number; callback: () => void; cancelled: boolean }[] = [];
-  const fakeTimers: ControllerTimers = {
-    set(delayMs, callback) {
-      const timer = { delayMs, callback, cancelled: false };
-      timers.push(timer);
-      return () => { timer.cancelled = true; };
-    },
-  };
+  const { fakeTimers, pending, fire } = manualTimers();
   const logs: string[] = [];
   const context: ControllerContext = {
     state,
@@ -54,13 +48,9 @@ function world() {
   return {
     state, apply, context, proposals, logs, fakeTimers,
     setClock: (seconds: number) => { clock = seconds; },
-    pending: () => timers.filter((timer) => !timer.cancelled),
+    pending,
     /** Fires the pending timers (as if their delay passed). */
-    fire: () => {
-      const due = timers.filter((timer) => !timer.cancelled);
-      for (const timer of due) timer.cancelled = true;
-      for (const timer of due) timer.callback();
-    },
+    fire,
   };
 }
 

@@ -5,7 +5,8 @@ import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { ClusterState, commandVersion, encodeCommand } from '../../../actors/index.ts';
 import type { Command, CommandResult, KubeObject, ObjectKey } from '../../../actors/index.ts';
-import type { ClusterSigning, ControllerContext, ControllerTimers } from '../../../actors/controllers/index.ts';
+import type { ClusterSigning, ControllerContext } from '../../../actors/controllers/index.ts';
+import { manualTimers } from '../../support/manual-timers.ts';
 
 const crypto = webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0];
 const ecdsa = { name: 'ECDSA', namedCurve: 'P-256' } as const;
@@ -99,14 +100,7 @@ export function world(clusterSigning?: ClusterSigning) {
   let clock = 0;
   const proposals: Command[] = [];
   const apply = (command: Command): CommandResult => state.apply({ index: ++index, term: 1, data: encodeCommand({ version: commandVersion, command }) });
-  const timers: { delayMs: number; callback: () => void; cancelled: boolean }[] = [];
-  const fakeTimers: ControllerTimers = {
-    set(delayMs, callback) {
-      const timer = { delayMs, callback, cancelled: false };
-      timers.push(timer);
-      return () => { timer.cancelled = true; };
-    },
-  };
+  const { fakeTimers, pending, fire } = manualTimers();
   const logs: string[] = [];
   const context: ControllerContext = {
     state,
@@ -122,12 +116,8 @@ export function world(clusterSigning?: ClusterSigning) {
   return {
     state, apply, put, context, proposals, logs, fakeTimers,
     setClock: (seconds: number) => { clock = seconds; },
-    pending: () => timers.filter((timer) => !timer.cancelled),
-    fire: () => {
-      const due = timers.filter((timer) => !timer.cancelled);
-      for (const timer of due) timer.cancelled = true;
-      for (const timer of due) timer.callback();
-    },
+    pending,
+    fire,
     csr: (name: string) => state.get(csrKey(name)),
   };
 }

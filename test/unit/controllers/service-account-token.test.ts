@@ -14,9 +14,10 @@ import type { Command, CommandResult, KubeObject, ObjectKey } from '../../../act
 import {
   createControllers, enabledControllers, parseControllersFlag, retryDelayMs, serviceAccountTokenIdentity, ServiceAccountTokenController,
 } from '../../../actors/controllers/index.ts';
-import type { ControllerContext, ControllerTimers, LegacyServiceAccountTokens, LegacyTokenMintSpec } from '../../../actors/controllers/index.ts';
+import type { ControllerContext, LegacyServiceAccountTokens, LegacyTokenMintSpec } from '../../../actors/controllers/index.ts';
 import { loadPublicKeyFiles, serviceAccountTokenAuthenticator } from '../../../api/index.ts';
 import { legacyTokenMinter } from '../../../deploy/legacy-token-minter.ts';
+import { manualTimers } from '../../support/manual-timers.ts';
 
 const rootCa = '-----BEGIN CERTIFICATE-----\nMIIBroot\n-----END CERTIFICATE-----\n';
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
@@ -46,14 +47,7 @@ function world(options: { rootCertificate?: string; tokens?: LegacyServiceAccoun
   const proposals: Command[] = [];
   let failures = 0;
   const apply = (command: Command): CommandResult => state.apply({ index: ++index, term: 1, data: encodeCommand({ version: commandVersion, command }) });
-  const timers: { delayMs: number; callback: () => void; cancelled: boolean }[] = [];
-  const fakeTimers: ControllerTimers = {
-    set(delayMs, callback) {
-      const timer = { delayMs, callback, cancelled: false };
-      timers.push(timer);
-      return () => { timer.cancelled = true; };
-    },
-  };
+  const { fakeTimers, pending, fire } = manualTimers();
   const logs: string[] = [];
   const minter = fakeMinter();
   const context: ControllerContext = {
@@ -82,12 +76,8 @@ function world(options: { rootCertificate?: string; tokens?: LegacyServiceAccoun
     secret: (name: string, namespace = 'ns') => state.get(key('secrets', namespace, name)),
     account: (name: string, namespace = 'ns') => state.get(key('serviceaccounts', namespace, name)),
     remove: (resource: string, name: string, namespace = 'ns') => apply({ type: 'delete', key: key(resource, namespace, name), at: '2026-01-01T00:00:00Z' }),
-    pending: () => timers.filter((timer) => !timer.cancelled),
-    fire: () => {
-      const due = timers.filter((timer) => !timer.cancelled);
-      for (const timer of due) timer.cancelled = true;
-      for (const timer of due) timer.callback();
-    },
+    pending,
+    fire,
   };
 }
 
