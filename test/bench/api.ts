@@ -13,7 +13,7 @@
 //   Recent); only the items carrying the benchmark's label are counted, since the namespace also
 //   holds what the server publishes into every namespace (the root CA publisher's
 //   `kube-root-ca.crt`);
-// - watch delivery: W watchers (default 100 and 1,000, spread over the endpoints) watch one
+// - watch delivery (watch-delivery.ts): W watchers (default 100 and 1,000, spread over the endpoints) watch one
 //   namespace from its list resourceVersion while one writer updates a ConfigMap at a steady pace
 //   (default 20/s, 100 updates); for each update and watcher: arrival minus the write's start
 //   (includes the commit), and arrival minus the write's acknowledgement (negative when the event
@@ -32,10 +32,11 @@ import { readKubeconfig } from '../support/kube-client.ts';
 import type { Credentials } from '../support/kube-client.ts';
 import { KstoreProcess, repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
-import { BenchClient } from './https-client.ts';
-import type { WatchStream } from './https-client.ts';
-import { now, runLevel } from './load.ts';
+import { BenchClient, configMap, ensureNamespace, expectStatus } from './https-client.ts';
+import { runLevel } from './load.ts';
 import type { LevelResult } from './load.ts';
+import { measureWatchDelivery } from './watch-delivery.ts';
+import type { WatchDeliveryResult } from './watch-delivery.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -80,11 +81,6 @@ function progress(message: string): void {
 function round(value: number, digits = 2): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;
-}
-
-function percentile(sorted: readonly number[], fraction: number): number | null {
-  if (sorted.length === 0) return null;
-  return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!);
 }
 
 /** A running system under test: API endpoints, the admin credentials, and how to stop it. */
@@ -172,20 +168,6 @@ class Clients {
   }
 }
 
-async function expectStatus(promise: Promise<{ status: number; body: Record<string, unknown> }>, accepted: readonly number[], what: string): Promise<Record<string, unknown>> {
-  const response = await promise;
-  if (!accepted.includes(response.status)) throw new Error(`${what}: HTTP ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
-  return response.body;
-}
-
-async function ensureNamespace(client: BenchClient, name: string): Promise<void> {
-  await expectStatus(client.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), [201, 409], `create namespace ${name}`);
-}
-
-function configMap(name: string, value: string, labels?: Record<string, string>): Record<string, unknown> {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: labels === undefined ? { name } : { name, labels }, data: { value } };
-}
-
 /** The label on the ConfigMaps the lists step creates; the list check counts only these. */
 const listItemLabel = { key: 'bench.kstore.io/list', value: 'item' } as const;
 
@@ -199,19 +181,7 @@ interface TargetResult {
   readonly creates: readonly LevelResult[];
   readonly gets: LevelResult;
   readonly lists: LevelResult & { readonly itemsPerList: number };
-  readonly watch: readonly WatchResult[];
-}
-
-interface WatchResult {
-  readonly watchers: number;
-  readonly updates: number;
-  readonly deliveries: number;
-  readonly missing: number;
-  readonly fromWriteStartP50Ms: number | null;
-  readonly fromWriteStartP99Ms: number | null;
-  readonly afterAckP50Ms: number | null;
-  readonly afterAckP99Ms: number | null;
-  readonly writeP99Ms: number | null;
+  readonly watch: readonly WatchDeliveryResult[];
 }
 
 async function measureCreates(clients: Clients, value: string): Promise<{ results: LevelResult[]; names: string[] }> {
@@ -261,69 +231,6 @@ async function measureLists(clients: Clients, value: string): Promise<LevelResul
   return { ...result, itemsPerList: listNamespaceSize };
 }
 
-async function measureWatch(clients: Clients, watchers: number): Promise<WatchResult> {
-  const namespace = `bench-watch-${watchers}`;
-  const writer = clients.of(0);
-  await ensureNamespace(writer, namespace);
-  await expectStatus(writer.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, configMap('probe', 'start')), [201, 409], 'create probe');
-  const listed = await expectStatus(writer.request('GET', `/api/v1/namespaces/${namespace}/configmaps`), [200], 'list probe namespace');
-  const resourceVersion = String((listed.metadata as { resourceVersion?: string } | undefined)?.resourceVersion ?? '');
-  /** arrivals[seq] = arrival times of the update carrying value `u<seq>`. */
-  const arrivals: number[][] = Array.from({ length: watchUpdates }, () => []);
-  const streams: WatchStream[] = [];
-  progress(`watch: opening ${watchers} watchers`);
-  try {
-    const openBatch = 50;
-    for (let start = 0; start < watchers; start += openBatch) {
-      const opened = await Promise.all(Array.from({ length: Math.min(openBatch, watchers - start) }, (_, offset) =>
-        clients.of(start + offset).watch(`/api/v1/namespaces/${namespace}/configmaps?watch=1&resourceVersion=${resourceVersion}`, (event, arrived) => {
-          const match = /^u(\d+)$/.exec(event.object.data?.value ?? '');
-          if (event.type === 'MODIFIED' && match) arrivals[Number(match[1])]?.push(arrived);
-        })));
-      streams.push(...opened);
-    }
-    progress(`watch: ${watchers} watchers open; ${watchUpdates} updates at ${watchRate}/s`);
-    const started: number[] = [];
-    const acked: number[] = [];
-    const writeLatencies: number[] = [];
-    const interval = 1000 / watchRate;
-    const origin = now();
-    for (let sequence = 0; sequence < watchUpdates; sequence++) {
-      const due = origin + sequence * interval;
-      const wait = due - now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      started[sequence] = now();
-      await expectStatus(writer.request('PUT', `/api/v1/namespaces/${namespace}/configmaps/probe`, configMap('probe', `u${sequence}`)), [200], 'update probe');
-      acked[sequence] = now();
-      writeLatencies.push(acked[sequence]! - started[sequence]!);
-    }
-    // Delivery is awaited with a deadline: whatever has not arrived 10 s after the last write is missing.
-    const deadline = now() + 10_000;
-    while (now() < deadline && arrivals.some((times) => times.length < watchers)) await new Promise((resolve) => setTimeout(resolve, 50));
-    const fromStart: number[] = [];
-    const afterAck: number[] = [];
-    let deliveries = 0;
-    for (let sequence = 0; sequence < watchUpdates; sequence++) {
-      for (const arrived of arrivals[sequence]!) {
-        deliveries += 1;
-        fromStart.push(arrived - started[sequence]!);
-        afterAck.push(arrived - acked[sequence]!);
-      }
-    }
-    fromStart.sort((a, b) => a - b);
-    afterAck.sort((a, b) => a - b);
-    writeLatencies.sort((a, b) => a - b);
-    return {
-      watchers, updates: watchUpdates, deliveries, missing: watchers * watchUpdates - deliveries,
-      fromWriteStartP50Ms: percentile(fromStart, 0.5), fromWriteStartP99Ms: percentile(fromStart, 0.99),
-      afterAckP50Ms: percentile(afterAck, 0.5), afterAckP99Ms: percentile(afterAck, 0.99),
-      writeP99Ms: percentile(writeLatencies, 0.99),
-    };
-  } finally {
-    for (const stream of streams) stream.stop();
-  }
-}
-
 async function measure(target: Target): Promise<TargetResult> {
   const maxSockets = Math.max(...levels, getConcurrency, listConcurrency);
   const clients = new Clients(target, maxSockets);
@@ -334,9 +241,12 @@ async function measure(target: Target): Promise<TargetResult> {
     progress(`  ${JSON.stringify(gets)}`);
     const lists = await measureLists(clients, value);
     progress(`  ${JSON.stringify(lists)}`);
-    const watch: WatchResult[] = [];
+    const watch: WatchDeliveryResult[] = [];
     for (const count of watcherCounts) {
-      const result = await measureWatch(clients, count);
+      const result = await measureWatchDelivery({
+        namespace: `bench-watch-${count}`, watchers: count, updates: watchUpdates, ratePerSecond: watchRate,
+        writer: clients.of(0), watcherClient: (position) => clients.of(position), progress,
+      });
       progress(`  ${JSON.stringify(result)}`);
       watch.push(result);
     }

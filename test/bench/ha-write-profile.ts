@@ -2,7 +2,7 @@
 // (3 nats-servers, 3 stores, 2 API replicas) in a temporary directory, drives ConfigMap creates
 // (700 bytes, closed loop, clients spread over the API replicas) and, over one measured window,
 // reads per process:
-// - CPU milliseconds per write: utime+stime from /proc/<pid>/stat before and after (all threads),
+// - CPU milliseconds per write: utime+stime from /proc/<pid>/stat before and after (all threads; proc-cpu.ts),
 //   for each API replica, each store member (by Raft role) and each nats-server, with the kernel
 //   part and the main thread apart from the others; the machine's CPU from /proc/stat (what
 //   other processes used meanwhile); and how well the Raft hop batched (NATS messages a follower
@@ -37,6 +37,8 @@ import { repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { BenchClient } from './https-client.ts';
 import { runLevel } from './load.ts';
+import { machineCpuMs, ownCpuMs, processCpuMs, threadCpuMs } from './proc-cpu.ts';
+import type { MachineCpu } from './proc-cpu.ts';
 import type { LevelResult } from './load.ts';
 
 const { values: flags } = parseArgs({
@@ -66,7 +68,6 @@ const warmupMs = Number(flags['warmup-ms']);
 const valueBytes = positiveInteger('value-bytes', flags['value-bytes']);
 const straceMs = positiveInteger('strace-ms', flags['strace-ms']);
 const idleMs = positiveInteger('idle-ms', flags['idle-ms']);
-const clockTicksPerSecond = 100;
 
 function progress(message: string): void {
   process.stderr.write(`[bench:ha-write] ${message}\n`);
@@ -118,28 +119,6 @@ interface ClusterJson {
   readonly kubeconfig?: string;
 }
 
-/** utime and stime of a process (all its threads), in milliseconds. */
-async function cpuMs(pid: number): Promise<{ user: number; system: number }> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After "pid (comm) ": state is field 3, utime field 14, stime field 15 (1-based).
-  return { user: (Number(fields[11]) * 1000) / clockTicksPerSecond, system: (Number(fields[12]) * 1000) / clockTicksPerSecond };
-}
-
-/** utime+stime per thread kind of a process: the main (JavaScript) thread, and the others (libuv's pool doing fs work such as fsync, V8's GC and compiler helpers, the module loader's worker: all named "node"). */
-async function threadCpuMs(pid: number): Promise<Map<string, number>> {
-  const byKind = new Map<string, number>();
-  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
-    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
-    if (stat === '') continue;
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const kind = Number(tid) === pid ? 'main' : comm === 'node' ? 'other threads' : comm;
-    byKind.set(kind, (byKind.get(kind) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond);
-  }
-  return byKind;
-}
-
 async function getJson(url: string): Promise<Record<string, unknown>> {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
@@ -184,17 +163,8 @@ async function localPorts(pid: number): Promise<Set<number>> {
   return ports;
 }
 
-/** The machine's CPU time from /proc/stat, in ms: busy (all but idle and iowait) and stolen by the hypervisor. */
-async function machineCpuMs(): Promise<{ busy: number; steal: number }> {
-  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
-  // user nice system idle iowait irq softirq steal
-  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-  const ticks = (value: number | undefined): number => ((value ?? 0) * 1000) / clockTicksPerSecond;
-  return { busy: ticks(user) + ticks(nice) + ticks(system) + ticks(irq) + ticks(softirq), steal: ticks(steal) };
-}
-
 interface Snapshot {
-  readonly machine: { busy: number; steal: number };
+  readonly machine: MachineCpu;
   readonly cpu: Map<string, number>;
   readonly systemCpu: Map<string, number>;
   readonly threads: Map<string, Map<string, number>>;
@@ -209,11 +179,11 @@ async function snapshot(processes: readonly Measured[], portsOf: Map<string, Set
   const systemCpu = new Map<string, number>();
   const varzByServer = new Map<string, VarzCounters>();
   const conns = new Map<string, VarzCounters>();
-  const loadUsage = process.cpuUsage();
+  const loadCpuMs = ownCpuMs();
   const machine = await machineCpuMs();
   const threads = new Map<string, Map<string, number>>();
   await Promise.all(processes.map(async (entry) => {
-    const times = await cpuMs(entry.pid);
+    const times = await processCpuMs(entry.pid);
     cpu.set(entry.name, times.user + times.system);
     systemCpu.set(entry.name, times.system);
     if (entry.kind !== 'nats') threads.set(entry.name, await threadCpuMs(entry.pid));
@@ -228,7 +198,7 @@ async function snapshot(processes: readonly Measured[], portsOf: Map<string, Set
       }
     }
   }
-  return { machine, cpu, systemCpu, threads, varz: varzByServer, conns, loadCpuMs: (loadUsage.user + loadUsage.system) / 1000 };
+  return { machine, cpu, systemCpu, threads, varz: varzByServer, conns, loadCpuMs };
 }
 
 function configMap(name: string, value: string): Record<string, unknown> {

@@ -1,7 +1,8 @@
 // Owns: the benchmark's HTTPS client for the Kubernetes API: keep-alive connections (as
 // client-go keeps them) with the admin client certificate, one agent per API endpoint, JSON
 // requests that resolve with status and parsed body, and long-running watch streams that hand
-// each event line to a callback with its arrival time. Benchmarks only; tests use
+// each event line to a callback with its arrival time; and the few request helpers the
+// benchmarks share (a status check, a namespace, a ConfigMap body). Benchmarks only; tests use
 // test/support/kube-client.ts (one connection per request, raw bodies for error assertions).
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
@@ -116,4 +117,21 @@ export class BenchClient {
       request.end();
     });
   }
+}
+
+/** The response's body when its status is one of `accepted`; rejects with `what` and the status otherwise. */
+export async function expectStatus(promise: Promise<JsonResponse>, accepted: readonly number[], what: string): Promise<Record<string, unknown>> {
+  const response = await promise;
+  if (!accepted.includes(response.status)) throw new Error(`${what}: HTTP ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
+  return response.body;
+}
+
+/** Creates namespace `name` unless it exists. */
+export async function ensureNamespace(client: BenchClient, name: string): Promise<void> {
+  await expectStatus(client.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), [201, 409], `create namespace ${name}`);
+}
+
+/** A ConfigMap holding `value` under the key "value". */
+export function configMap(name: string, value: string, labels?: Record<string, string>): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: labels === undefined ? { name } : { name, labels }, data: { value } };
 }

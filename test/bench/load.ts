@@ -3,7 +3,10 @@
 // its answer, and issues the next at once (no think time); `concurrency` proposers run side by
 // side. Latency is client-observed, from just before the call to just after the answer
 // (process.hrtime, monotonic). A warm-up period at the start of each level is run but not
-// counted (connections, JIT, first creates).
+// counted (connections, JIT, first creates). Hooks can run at the measured window's start and
+// end (e.g. CPU snapshots from /proc, proc-cpu.ts): the operations ANSWERED in the window are
+// what CPU spent in it did, so a level also counts those (answeredInWindow), beside the
+// operations both sent and answered in it that its latencies and rate come from.
 //
 // Also owns the failover measurement: load at a fixed concurrency, a kill at a known instant,
 // and the time from the kill to the first acknowledged operation that was INVOKED after the
@@ -17,8 +20,10 @@ export function now(): number {
 
 export interface LevelResult {
   readonly concurrency: number;
-  /** Acknowledged operations in the measured window (after warm-up). */
+  /** Acknowledged operations in the measured window (after warm-up): sent and answered in it. */
   readonly operations: number;
+  /** Operations answered in the measured window, whenever sent: the divisor for CPU spent in it. */
+  readonly answeredInWindow: number;
   readonly errors: number;
   readonly seconds: number;
   readonly perSecond: number;
@@ -60,14 +65,31 @@ class Samples {
   }
 }
 
+/** Called at the measured window's start and end; the level's result waits for both. */
+export interface WindowHooks {
+  readonly onWindowStart?: () => Promise<void> | void;
+  readonly onWindowEnd?: () => Promise<void> | void;
+}
+
 /** Runs `concurrency` closed-loop proposers for warmupMs + durationMs; measures the last durationMs. */
-export async function runLevel(concurrency: number, warmupMs: number, durationMs: number, operation: Operation): Promise<LevelResult> {
+export async function runLevel(concurrency: number, warmupMs: number, durationMs: number, operation: Operation, hooks: WindowHooks = {}): Promise<LevelResult> {
   const samples = new Samples();
   let errors = 0;
+  let answeredInWindow = 0;
   let firstError: unknown;
   const started = now();
   const measureFrom = started + warmupMs;
   const stopAt = measureFrom + durationMs;
+  const at = (instant: number, hook: (() => Promise<void> | void) | undefined): Promise<void> => new Promise((resolve, reject) => {
+    if (hook === undefined) {
+      resolve();
+      return;
+    }
+    setTimeout(() => {
+      Promise.resolve().then(hook).then(resolve, reject);
+    }, Math.max(0, instant - now()));
+  });
+  const windowHooks = Promise.all([at(measureFrom, hooks.onWindowStart), at(stopAt, hooks.onWindowEnd)]);
   const proposer = async (position: number): Promise<void> => {
     for (let sequence = 0; now() < stopAt; sequence++) {
       const call = now();
@@ -79,15 +101,16 @@ export async function runLevel(concurrency: number, warmupMs: number, durationMs
         continue;
       }
       const returned = now();
+      if (returned >= measureFrom && returned <= stopAt) answeredInWindow += 1;
       if (call >= measureFrom && returned <= stopAt) samples.push(returned - call);
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, (_, position) => proposer(position)));
+  await Promise.all([...Array.from({ length: concurrency }, (_, position) => proposer(position)), windowHooks]);
   if (errors > 0) process.stderr.write(`  ${errors} failed operations at concurrency ${concurrency}; first: ${firstError instanceof Error ? firstError.message : String(firstError)}\n`);
   const sorted = samples.sorted();
   const seconds = durationMs / 1000;
   return {
-    concurrency, operations: sorted.length, errors, seconds, perSecond: round(sorted.length / seconds, 1),
+    concurrency, operations: sorted.length, answeredInWindow, errors, seconds, perSecond: round(sorted.length / seconds, 1),
     p50Ms: round(percentile(sorted, 0.5)), p99Ms: round(percentile(sorted, 0.99)), maxMs: round(sorted[sorted.length - 1] ?? Number.NaN),
   };
 }
