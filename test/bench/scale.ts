@@ -1,0 +1,315 @@
+// Owns: `npm run bench:scale` — what N stored objects cost `kstore server`: resident memory per
+// object, V8 heap per object, restart to ready (after SIGTERM and after SIGKILL), chunked list
+// paging and a full unchunked list. A benchmark, not a test: ONE JSON document on stdout,
+// progress on stderr.
+//
+// Steps, on one server with a temporary data directory:
+// 1. start it empty, wait for its RSS to settle, read VmRSS from /proc/<pid>/status;
+// 2. fill: `--concurrency` keep-alive HTTPS clients create N ConfigMaps (default 100,000, each
+//    with `--value-bytes` of data: ~1.1 KB of JSON at the default) in one namespace; reports
+//    creates/s and the server's CPU ms per create (utime + stime from /proc/<pid>/stat);
+// 3. settle (RSS sampled each second until it moves less than 1% over three samples), then
+//    RSS per object = (RSS filled − RSS empty) / N. The V8 heap is read from the server's own
+//    `--trace-gc` lines (a documented V8 flag, passed to node only here): heap used
+//    after the last full (Mark-Compact) collection, filled minus empty, per object;
+// 4. list paging: walks the whole namespace with limit=500 and continue tokens, p50/p99/max per
+//    page; then one unchunked list (time to the last byte);
+// 5. restart: SIGTERM, start again on the same data directory, time from spawn to /readyz 200;
+//    the same after SIGKILL (the WAL tail is replayed).
+//
+// Flags: --objects N (default 100000) --concurrency N (default 64) --value-bytes N (default 700)
+// --page-limit N (default 500) --heap-snapshot DIR (after the fill, the server writes a V8 heap
+// snapshot there on SIGUSR2 through --heapsnapshot-signal; for docs/memory-and-restart.md; the
+// RSS figures are taken before it). Use a smaller --objects while developing.
+import { spawn } from 'node:child_process';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { httpsRequest, readKubeconfig } from '../support/kube-client.ts';
+import type { KubeconfigCredentials } from '../support/kube-client.ts';
+import { freePort } from '../support/free-port.ts';
+import { repoRoot } from '../support/kstore-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { BenchClient } from './https-client.ts';
+import { now } from './load.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    objects: { type: 'string', default: '100000' },
+    concurrency: { type: 'string', default: '64' },
+    'value-bytes': { type: 'string', default: '700' },
+    'page-limit': { type: 'string', default: '500' },
+    'heap-snapshot': { type: 'string' },
+  },
+});
+
+function positiveInteger(name: string, text: string | undefined): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`--${name} takes a positive integer, got ${String(text)}`);
+  return value;
+}
+
+const objectCount = positiveInteger('objects', flags.objects);
+const concurrency = positiveInteger('concurrency', flags.concurrency);
+const valueBytes = positiveInteger('value-bytes', flags['value-bytes']);
+const pageLimit = positiveInteger('page-limit', flags['page-limit']);
+const heapSnapshotDir = flags['heap-snapshot'] === undefined ? undefined : path.resolve(flags['heap-snapshot']);
+const namespace = 'scale';
+const clockTicksPerSecond = 100;
+
+function progress(message: string): void {
+  process.stderr.write(`[bench:scale] ${message}\n`);
+}
+
+function round(value: number, digits = 2): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+function percentile(sorted: readonly number[], fraction: number): number | null {
+  if (sorted.length === 0) return null;
+  return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!);
+}
+
+async function rssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+/** utime + stime of `pid`, ms. */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+}
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Samples RSS each second until three consecutive samples agree within 1% (at most 30 s). */
+async function settledRss(pid: number): Promise<number> {
+  const samples: number[] = [await rssBytes(pid)];
+  for (let second = 0; second < 30; second++) {
+    await delay(1_000);
+    samples.push(await rssBytes(pid));
+    const recent = samples.slice(-3);
+    if (recent.length === 3 && Math.max(...recent) - Math.min(...recent) <= 0.01 * Math.max(...recent)) break;
+  }
+  return samples.at(-1)!;
+}
+
+/** Heap used after the newest Mark-Compact in the server's --trace-gc output, bytes. */
+function heapAfterLastFullGc(output: string): number | null {
+  const pattern = /Mark-Compact[^\d]*[\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/g;
+  let last: number | null = null;
+  for (const match of output.matchAll(pattern)) last = Number(match[1]) * 1024 * 1024;
+  return last;
+}
+
+/** A `kstore server` started by this bench with its own node flags (KstoreProcess passes none). */
+interface Server {
+  readonly pid: number;
+  readonly url: string;
+  readonly kubeconfigPath: string;
+  output(): string;
+  signal(signal: NodeJS.Signals): void;
+  stop(signal: NodeJS.Signals): Promise<void>;
+}
+
+async function startServer(dataDir: string, port: number, nodeFlags: readonly string[]): Promise<{ server: Server; spawnedAt: number }> {
+  const spawnedAt = now();
+  const child = spawn(process.execPath, [...nodeFlags, path.join(repoRoot, 'deploy', 'kstore.mjs'), 'server', '--port', String(port), '--data-dir', dataDir], {
+    cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let exited = false;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
+  process.once('exit', () => child.kill('SIGKILL'));
+  const ready = await waitFor(() => {
+    if (exited) throw new Error(`kstore server exited before ready:\n${output.slice(-3000)}`);
+    return /^kstore ready: serving (https:\/\/\S+)/m.exec(output) ?? false;
+  }, { timeoutMs: 180_000, intervalMs: 20, description: 'the kstore ready line', diagnostics: () => output.slice(-3000) }).catch(async (error: unknown) => {
+    child.kill('SIGKILL');
+    await exit;
+    throw error;
+  });
+  const kubeconfig = /^kubeconfig: (.+)$/m.exec(output);
+  if (kubeconfig?.[1] === undefined || child.pid === undefined) throw new Error(`ready line without kubeconfig:\n${output}`);
+  const server: Server = {
+    pid: child.pid, url: ready[1]!, kubeconfigPath: kubeconfig[1].trim(),
+    output: () => output,
+    signal: (signal) => { child.kill(signal); },
+    stop: async (signal) => {
+      if (!exited) child.kill(signal);
+      await exit;
+    },
+  };
+  return { server, spawnedAt };
+}
+
+async function waitReady(server: Server, credentials: KubeconfigCredentials): Promise<void> {
+  await waitFor(async () => {
+    const response = await httpsRequest(server.url, credentials, { path: '/readyz', timeoutMs: 5_000 }).catch(() => undefined);
+    return response?.status === 200;
+  }, { timeoutMs: 180_000, intervalMs: 25, description: '/readyz 200' });
+}
+
+function configMap(index: number, value: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1', kind: 'ConfigMap',
+    metadata: { name: `cm-${String(index).padStart(7, '0')}`, namespace, labels: { app: 'bench-scale', shard: String(index % 16) } },
+    data: { value },
+  };
+}
+
+async function fill(client: BenchClient, pid: number): Promise<Record<string, number>> {
+  const value = 'x'.repeat(valueBytes);
+  let next = 0;
+  let errors = 0;
+  const cpuBefore = await cpuMs(pid);
+  const started = now();
+  let lastReport = started;
+  const worker = async (): Promise<void> => {
+    while (next < objectCount) {
+      const index = next++;
+      const response = await client.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, configMap(index, value));
+      if (response.status !== 201) {
+        errors++;
+        if (errors > 100) throw new Error(`too many failed creates; last HTTP ${response.status}: ${JSON.stringify(response.body).slice(0, 300)}`);
+        next = Math.min(next, index); // retried by whichever worker comes next
+      }
+      if (now() - lastReport > 5_000) {
+        lastReport = now();
+        progress(`filled ${next}/${objectCount}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, () => worker()));
+  const seconds = (now() - started) / 1000;
+  const cpu = (await cpuMs(pid)) - cpuBefore;
+  return { creates: objectCount, errors, seconds: round(seconds), perSecond: round(objectCount / seconds), serverCpuMsPerCreate: round(cpu / objectCount, 3) };
+}
+
+async function walkPages(client: BenchClient): Promise<Record<string, number | null>> {
+  const latencies: number[] = [];
+  let token: string | undefined;
+  let items = 0;
+  do {
+    const query = `limit=${pageLimit}${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`;
+    const started = now();
+    const response = await client.request('GET', `/api/v1/namespaces/${namespace}/configmaps?${query}`);
+    latencies.push(now() - started);
+    if (response.status !== 200) throw new Error(`list page: HTTP ${response.status}: ${JSON.stringify(response.body).slice(0, 300)}`);
+    items += (response.body['items'] as unknown[]).length;
+    const metadata = response.body['metadata'] as { continue?: string } | undefined;
+    token = metadata?.continue === '' ? undefined : metadata?.continue;
+  } while (token !== undefined);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { pages: latencies.length, items, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), maxMs: percentile(sorted, 1) };
+}
+
+async function fullList(server: Server, credentials: KubeconfigCredentials): Promise<Record<string, number>> {
+  const started = now();
+  const response = await httpsRequest(server.url, credentials, { path: `/api/v1/namespaces/${namespace}/configmaps`, timeoutMs: 120_000 });
+  const ms = now() - started;
+  if (response.status !== 200) throw new Error(`full list: HTTP ${response.status}`);
+  const items = (JSON.parse(response.body) as { items: unknown[] }).items.length;
+  return { items, ms: round(ms), bytes: Buffer.byteLength(response.body) };
+}
+
+async function restart(server: Server, dataDir: string, port: number, signal: NodeJS.Signals, credentials: KubeconfigCredentials): Promise<{ server: Server; result: Record<string, number> }> {
+  const stopped = now();
+  await server.stop(signal);
+  const stopMs = now() - stopped;
+  const { server: next, spawnedAt } = await startServer(dataDir, port, []);
+  const readyLineMs = now() - spawnedAt;
+  await waitReady(next, credentials);
+  const readyMs = now() - spawnedAt;
+  const rss = await rssBytes(next.pid);
+  return { server: next, result: { stopMs: round(stopMs), readyLineMs: round(readyLineMs), readyzMs: round(readyMs), rssMiB: round(rss / 2 ** 20) } };
+}
+
+async function writeHeapSnapshot(server: Server, directory: string): Promise<string> {
+  const before = new Set(await readdir(directory));
+  server.signal('SIGUSR2');
+  const written = await waitFor(async () => {
+    const fresh = (await readdir(directory)).filter((name) => name.endsWith('.heapsnapshot') && !before.has(name));
+    return fresh[0];
+  }, { timeoutMs: 600_000, intervalMs: 500, description: 'the heap snapshot file' });
+  // The file grows until V8 is done; wait for its size to stop moving.
+  let size = -1;
+  for (;;) {
+    await delay(2_000);
+    const current = (await readFile(path.join(directory, written)).catch(() => Buffer.alloc(0))).length;
+    if (current === size && current > 0) break;
+    size = current;
+  }
+  return path.join(directory, written);
+}
+
+async function main(): Promise<void> {
+  const dir = await makeTempDir('kstore-bench-scale-');
+  const snapshotFlags = heapSnapshotDir === undefined ? [] : ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`];
+  const port = await freePort('127.0.0.1');
+  let { server } = await startServer(dir.path, port, ['--trace-gc', ...snapshotFlags]);
+  const client = new BenchClient(server.url, await readKubeconfig(server.kubeconfigPath), concurrency);
+  try {
+    const credentials = await readKubeconfig(server.kubeconfigPath);
+    const pid = server.pid;
+    const created = await client.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    if (created.status !== 201) throw new Error(`namespace: HTTP ${created.status}`);
+    const emptyRss = await settledRss(pid);
+    const emptyHeap = heapAfterLastFullGc(server.output());
+    progress(`empty: RSS ${round(emptyRss / 2 ** 20)} MiB; filling ${objectCount} ConfigMaps with ${concurrency} clients`);
+    const filled = await fill(client, pid);
+    progress(`filled in ${filled['seconds']} s; settling`);
+    const filledRss = await settledRss(pid);
+    const filledHeap = heapAfterLastFullGc(server.output());
+    const sample = await client.request('GET', `/api/v1/namespaces/${namespace}/configmaps/cm-0000000`);
+    const objectJsonBytes = Buffer.byteLength(JSON.stringify(sample.body));
+    const memory = {
+      objectJsonBytes,
+      rssEmptyMiB: round(emptyRss / 2 ** 20), rssFilledMiB: round(filledRss / 2 ** 20),
+      rssBytesPerObject: Math.round((filledRss - emptyRss) / objectCount),
+      heapEmptyMiB: emptyHeap === null ? null : round(emptyHeap / 2 ** 20),
+      heapFilledMiB: filledHeap === null ? null : round(filledHeap / 2 ** 20),
+      heapBytesPerObject: emptyHeap === null || filledHeap === null ? null : Math.round((filledHeap - emptyHeap) / objectCount),
+      heapNote: 'heap used after the last full GC the server ran (its --trace-gc lines), not forced',
+    };
+    progress(`memory: ${JSON.stringify(memory)}`);
+    const heapSnapshot = heapSnapshotDir === undefined ? undefined : await writeHeapSnapshot(server, heapSnapshotDir);
+    if (heapSnapshot !== undefined) progress(`heap snapshot: ${heapSnapshot}`);
+    progress('walking list pages');
+    const paging = { limit: pageLimit, ...(await walkPages(client)) };
+    progress(`pages: ${JSON.stringify(paging)}; full list`);
+    const unchunked = await fullList(server, credentials);
+    progress(`full list: ${JSON.stringify(unchunked)}; restart after SIGTERM`);
+    client.close();
+    const afterTerm = await restart(server, dir.path, port, 'SIGTERM', credentials);
+    server = afterTerm.server;
+    progress(`SIGTERM restart: ${JSON.stringify(afterTerm.result)}; restart after SIGKILL`);
+    const afterKill = await restart(server, dir.path, port, 'SIGKILL', credentials);
+    server = afterKill.server;
+    progress(`SIGKILL restart: ${JSON.stringify(afterKill.result)}`);
+    const report = {
+      bench: 'scale', target: 'server', date: new Date().toISOString(), objects: objectCount, concurrency, valueBytes,
+      fill: filled, memory, ...(heapSnapshot === undefined ? {} : { heapSnapshot }),
+      listPages: paging, fullList: unchunked,
+      restart: { afterSigterm: afterTerm.result, afterSigkill: afterKill.result },
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    client.close();
+    await server.stop('SIGKILL');
+    await dir.remove();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[bench:scale] failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
