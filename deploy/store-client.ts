@@ -14,12 +14,22 @@
 // Leader: replies name the leader; requests go to the leader's own subject while it is known,
 // and to the queue-group subject (any member, which forwards) otherwise.
 //
+// Batches: the proposal attempts made in one turn of the event loop travel together, one NATS
+// message per destination (`kstore.store.<c>.<g>.propose-batch[.<member>]`, the format of
+// raft/node/proposal-batch.ts, sent by proposal-batcher.ts) and one reply carrying each item's
+// outcome. Batching changes nothing of the rules below: each item keeps its own session and
+// sequence, its own attempt timeout, back-off and deadline, and is retried alone (its retry
+// joins whatever batch is gathering when it is retried).
+//
 // Attempt timeouts: a call's first attempt waits firstAttemptTimeoutMs (500 ms); each attempt
 // after a timeout waits twice as long, up to attemptTimeoutMs (2 s); any answer resets it. A
 // request forwarded to a leader that just died gets no answer at all, and with a 2 s first
 // attempt a client saw its first commit after a failover up to ~2 s after the election.
 //
-// Must not: know Raft internals; it speaks only the JSON replies of the proposal service.
+// ReadIndex and status requests are single requests (nats.js request()); concurrent ReadIndex
+// calls share one (readIndex()).
+//
+// Must not: know Raft internals; it speaks only the replies of the proposal service.
 import { StorageAlarmError } from './storage-quota.ts';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -29,6 +39,8 @@ import { commandVersion, encodeCommand } from '../actors/index.ts';
 import type { Command, CommandResult } from '../actors/index.ts';
 import { storeSubjects } from '../raft/index.ts';
 import type { MemberStatus, ProposeReply, ReadIndexReply, StoreSubjects } from '../raft/index.ts';
+import { ProposalBatcher } from './proposal-batcher.ts';
+import type { BatchAnswer, ProposalBatcherStats } from './proposal-batcher.ts';
 
 /**
  * One attempt's timeout. A healthy leader answers in milliseconds; an attempt still unanswered
@@ -127,6 +139,8 @@ export interface StoreClientOptions {
   /** Default min(firstAttemptTimeoutMsDefault, attemptTimeoutMs). */
   readonly firstAttemptTimeoutMs?: number;
   readonly deadlineMs?: number;
+  /** Sees every proposal attempt as it is sent: its subject and timeout (for tests and metrics). */
+  readonly onProposalAttempt?: (subject: string, timeoutMs: number) => void;
 }
 
 interface Session {
@@ -139,11 +153,19 @@ type Attempt<T> =
   | { readonly done: true; readonly value: T }
   | { readonly done: false; readonly problem: string; readonly backoff: boolean; readonly timedOut?: boolean };
 
+/** How one request went: its decoded reply, or why there is none. */
+type Answer<Reply> =
+  | { readonly kind: 'reply'; readonly reply: Reply }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'noResponders' }
+  | { readonly kind: 'error'; readonly message: string };
+
 const textDecoder = new TextDecoder();
 
 export class StoreClient {
   readonly subjects: StoreSubjects;
   readonly #connection: NatsConnection;
+  readonly #proposals: ProposalBatcher<CommandResult>;
   readonly #attemptTimeoutMs: number;
   readonly #firstAttemptTimeoutMs: number;
   readonly #deadlineMs: number;
@@ -162,6 +184,7 @@ export class StoreClient {
   constructor(options: StoreClientOptions) {
     this.subjects = storeSubjects(options.cluster, options.group);
     this.#connection = options.connection;
+    this.#proposals = new ProposalBatcher(options.connection, options.onProposalAttempt);
     this.#attemptTimeoutMs = options.attemptTimeoutMs ?? attemptTimeoutMsDefault;
     this.#firstAttemptTimeoutMs = options.firstAttemptTimeoutMs ?? Math.min(firstAttemptTimeoutMsDefault, this.#attemptTimeoutMs);
     this.#deadlineMs = options.deadlineMs ?? callDeadlineMsDefault;
@@ -178,6 +201,11 @@ export class StoreClient {
     return this.#retries;
   }
 
+  /** Proposal batches sent and the attempts they carried (for tests and metrics). */
+  get proposalBatches(): ProposalBatcherStats {
+    return this.#proposals.stats;
+  }
+
   /** The leader as last reported by a member; undefined while unknown. */
   get leaderId(): string | undefined {
     return this.#leaderId;
@@ -190,7 +218,8 @@ export class StoreClient {
     const payload = encodeCommand({ version: commandVersion, command, session: { id: session.id, sequence: session.sequence } });
     let healthy = false;
     try {
-      const result = await this.#call('propose', payload, (leader) => (leader === undefined ? this.subjects.propose : this.subjects.proposeTo(leader)),
+      const result = await this.#call('propose', (leader) => (leader === undefined ? this.subjects.proposeBatch : this.subjects.proposeBatchTo(leader)),
+        (subject, timeoutMs): Promise<BatchAnswer<CommandResult>> => this.#proposals.send(subject, payload, timeoutMs),
         (reply: ProposeReply<CommandResult>) => this.#proposeOutcome(reply));
       healthy = true;
       return result;
@@ -213,7 +242,8 @@ export class StoreClient {
     const next = new Promise<number>((resolve, reject) => {
       const send = (): void => {
         if (this.#readIndexNext === next) this.#readIndexNext = undefined;
-        const sent = this.#call('read index', new Uint8Array(0), (leader) => (leader === undefined ? this.subjects.readIndex : this.subjects.readIndexTo(leader)),
+        const sent = this.#call('read index', (leader) => (leader === undefined ? this.subjects.readIndex : this.subjects.readIndexTo(leader)),
+          (subject, timeoutMs) => this.#request<ReadIndexReply>(subject, new Uint8Array(0), timeoutMs),
           (reply: ReadIndexReply) => this.#readIndexOutcome(reply));
         this.#readIndexInFlight = sent;
         sent.then(resolve, reject);
@@ -247,9 +277,11 @@ export class StoreClient {
     const waiters = this.#sessionWaiters;
     this.#sessionWaiters = [];
     for (const waiter of waiters) waiter.reject(new StoreClientClosedError());
+    this.#proposals.close();
   }
 
-  async #call<Reply, T>(what: string, payload: Uint8Array, subjectFor: (leader: string | undefined) => string, outcome: (reply: Reply) => Attempt<T>): Promise<T> {
+  async #call<Reply, T>(what: string, subjectFor: (leader: string | undefined) => string, send: (subject: string, timeoutMs: number) => Promise<Answer<Reply>>,
+    outcome: (reply: Reply) => Attempt<T>): Promise<T> {
     const deadline = Date.now() + this.#deadlineMs;
     let backoffMs = retryBackoffMsMin;
     let lastProblem = 'none';
@@ -261,7 +293,7 @@ export class StoreClient {
       if (remaining <= 0) throw new StoreDeadlineError(what, this.#deadlineMs, attempt - 1, lastProblem);
       if (attempt > 1) this.#retries += 1;
       const asked = this.#leaderId;
-      const result = await this.#attempt(subjectFor(asked), payload, Math.min(timeoutMs, remaining), asked, outcome);
+      const result = await this.#attempt(subjectFor(asked), Math.min(timeoutMs, remaining), asked, send, outcome);
       if (result.done) return result.value;
       lastProblem = result.problem;
       timeoutMs = result.timedOut ? Math.min(timeoutMs * 2, this.#attemptTimeoutMs) : this.#firstAttemptTimeoutMs;
@@ -293,21 +325,31 @@ export class StoreClient {
     });
   }
 
-  async #attempt<Reply, T>(subject: string, payload: Uint8Array, timeoutMs: number, asked: string | undefined, outcome: (reply: Reply) => Attempt<T>): Promise<Attempt<T>> {
-    let reply: Reply;
+  /** One request/reply through nats.js (ReadIndex), its failures as an Answer. */
+  async #request<Reply>(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Answer<Reply>> {
     try {
       const message = await this.#coalescedRequest(subject, payload, timeoutMs);
-      reply = JSON.parse(textDecoder.decode(message.data)) as Reply;
+      return { kind: 'reply', reply: JSON.parse(textDecoder.decode(message.data)) as Reply };
     } catch (error) {
+      if (error instanceof TimeoutError) return { kind: 'timeout' };
+      if (error instanceof RequestError && error.isNoResponders()) return { kind: 'noResponders' };
+      return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  async #attempt<Reply, T>(subject: string, timeoutMs: number, asked: string | undefined, send: (subject: string, timeoutMs: number) => Promise<Answer<Reply>>,
+    outcome: (reply: Reply) => Attempt<T>): Promise<Attempt<T>> {
+    const answer = await send(subject, timeoutMs);
+    if (answer.kind !== 'reply') {
       // The member we addressed may be gone: ask the queue group (any member) next time.
       if (asked !== undefined && this.#leaderId === asked) this.#leaderId = undefined;
-      if (error instanceof TimeoutError) return { done: false, problem: `timeout after ${timeoutMs} ms on ${subject}`, backoff: false, timedOut: true };
-      if (error instanceof RequestError && error.isNoResponders()) return { done: false, problem: `no responders on ${subject}`, backoff: true };
-      return { done: false, problem: error instanceof Error ? error.message : String(error), backoff: true };
+      if (answer.kind === 'timeout') return { done: false, problem: `timeout after ${timeoutMs} ms on ${subject}`, backoff: false, timedOut: true };
+      if (answer.kind === 'noResponders') return { done: false, problem: `no responders on ${subject}`, backoff: true };
+      return { done: false, problem: answer.message, backoff: true };
     }
-    // Outside the try: an outcome that refuses for good (StoreRejectedError, StorageAlarmError)
-    // ends the call instead of being retried as if the request had failed.
-    return outcome(reply);
+    // An outcome that refuses for good (StoreRejectedError, StorageAlarmError) throws and ends
+    // the call instead of being retried as if the request had failed.
+    return outcome(answer.reply);
   }
 
   #noteLeader(leaderId: string | undefined): void {

@@ -8,6 +8,8 @@ export { CorruptLogError, SnapshotMissingError } from './storage/index.ts';
 export { MemoryHub } from './transport/index.ts';
 export type { Transport } from './transport/index.ts';
 export { ProposalService, storeSubjects } from './node/index.ts';
+export { encodeProposalBatch, proposeBatchReplyItems, proposalBatchBytes, proposalBatchHeaderBytes, proposalBatchItemHeaderBytes, proposalBatchItemsMax, proposalBatchBytesMax } from './node/index.ts';
+export type { ProposeBatchReply } from './node/index.ts';
 export type { ProposeReply, ReadIndexReply, MemberStatus, MemberStorageReport, StoreSubjects } from './node/index.ts';
 export { NatsTransport, connectNats, natsConnectionOptions, raftSubject, CodecError } from './transport/index.ts';
 export type { NatsTransportStats } from './transport/index.ts';

@@ -7,4 +7,6 @@ export { MembershipChangeRefusedError, NodeFailedError, TransferFailedError, isN
 export type { DropReason, NodeErrorCode } from './errors.ts';
 export type { StateMachine, CommittedEntry, SnapshotView } from './state-machine.ts';
 export { ProposalService, storeSubjects, serviceRequestsInFlightMax, serviceQueueGroup } from './proposal-service.ts';
+export { encodeProposalBatch, decodeProposalBatch, proposeBatchReplyItems, proposalBatchBytes, proposalBatchHeaderBytes, proposalBatchItemHeaderBytes, proposalBatchVersion, proposalBatchItemsMax, proposalBatchBytesMax } from './proposal-batch.ts';
+export type { ProposeBatchReply, DecodedProposalBatch } from './proposal-batch.ts';
 export type { ProposeReply, ReadIndexReply, MemberStatus, MemberStorageReport, StoreSubjects, ProposalTarget, ProposalServiceOptions } from './proposal-service.ts';

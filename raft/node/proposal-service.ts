@@ -1,34 +1,44 @@
-// Owns: the store's request/reply face on NATS: proposals, ReadIndex and member status, the
-// subjects they use and the JSON replies a client reads (the client is deploy/store-client.ts).
+// Owns: the store's request/reply face on NATS: proposals (one or a batch), ReadIndex and member
+// status, the subjects they use and the JSON replies a client reads (the client is
+// deploy/store-client.ts; the batch format is proposal-batch.ts).
 //
 // Subjects, for cluster C and group G (P = kstore.store.C.G):
-//   P.propose            queue group: any one member answers
-//   P.propose.<member>   that member only (a client that knows the leader; forwarding)
+//   P.propose-batch      queue group: any one member answers; a proposal batch (proposal-batch.ts)
+//   P.propose-batch.<member>  that member only (a client that knows the leader; forwarding)
+//   P.propose            queue group;  P.propose.<member>: one proposal, its bytes the payload
 //   P.read-index         queue group;  P.read-index.<member>  that member only
 //   P.status             every member answers (scatter-gather);  P.status.<member>
 // A member that receives a queue-group request while another member is leader forwards it to
-// the leader's own subject with the client's reply inbox (one extra hop inside NATS, no extra
-// round trip; nats-server's own Raft forwards proposals the same way). A request on a member's
-// own subject is never forwarded again: a non-leader answers `notLeader` with the leader it
-// knows, so forwarding cannot loop. Nor is a request forwarded to a leader this member has not
-// heard from within leaderContactMaxMs (default half an election timeout, five heartbeats): a
-// publish to a dead leader's subject vanishes and the client would wait out its attempt
-// timeout, so such a member answers `notLeader` without a leader and the client asks again
-// after a short back-off (by then the leader is heard from again, or an election is under way).
+// the leader's own subject with the client's reply inbox, bytes as received (one extra hop
+// inside NATS, no extra round trip, no decoding; nats-server's own Raft forwards proposals the
+// same way). A request on a member's own subject is never forwarded again: a non-leader answers
+// `notLeader` with the leader it knows, so forwarding cannot loop. Nor is a request forwarded to
+// a leader this member has not heard from within leaderContactMaxMs (default half an election
+// timeout, five heartbeats): a publish to a dead leader's subject vanishes and the client would
+// wait out its attempt timeout, so such a member answers `notLeader` without a leader and the
+// client asks again after a short back-off (by then the leader is heard from again, or an
+// election is under way).
 //
 // Proposal payloads are opaque entry bytes (for kstore: an encoded CommandEnvelope whose session
 // makes retries apply at most once, deduplicated in apply — Raft thesis §6.3); they are copied out
-// of the NATS receive buffer before proposing. Replies are JSON: this module never interprets
-// the Result beyond JSON.stringify.
+// of the NATS receive buffer before proposing. A batch's items are proposed one by one in the
+// same turn, so the driver takes them into one append (group commit), and the batch is answered
+// once, when every item has an outcome. Every item taken counts against serviceRequestsInFlightMax
+// until the batch's reply; items beyond the room left are answered `overloaded` (the client
+// retries them alone). Replies are JSON: this module never interprets the Result beyond
+// JSON.stringify.
 //
 // Must not: retry (clients do, with the same session and sequence), or know what commands mean.
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { checkSubjectToken } from '../transport/index.ts';
 import { assert } from '../stdx/index.ts';
 import { isNotLeader, isProposalDropped } from './errors.ts';
-import type { DropReason } from './errors.ts';
 import type { RaftStatus } from './options.ts';
 import type { ProposalOutcome } from './proposals.ts';
+import { decodeProposalBatch, proposalBatchVersion } from './proposal-batch.ts';
+import type { ProposeBatchReply, ProposeReply } from './proposal-batch.ts';
+
+export type { ProposeReply, ProposeBatchReply } from './proposal-batch.ts';
 
 /**
  * Proposals and reads this member has accepted and not yet answered. The driver's own queue
@@ -46,17 +56,6 @@ export const leaderContactMaxMsDefault = 500;
 
 /** Queue group shared by every member of a group, so one member answers each request. */
 export const serviceQueueGroup = 'kstore-store';
-
-export type ProposeReply<Result> =
-  | { readonly type: 'ok'; readonly index: number; readonly result: Result; readonly leaderId: string }
-  | { readonly type: 'notLeader'; readonly leaderId: string | undefined }
-  /** Not (or not certainly) committed; retry with the same session and sequence. */
-  | { readonly type: 'dropped'; readonly reason: DropReason }
-  | { readonly type: 'overloaded' }
-  /** The member failed (storage or apply) or the request was malformed; another member may do. */
-  | { readonly type: 'failed'; readonly message: string }
-  /** The owner's admission refused it (a space alarm): not proposed; retrying elsewhere would not help. */
-  | { readonly type: 'refused'; readonly message: string };
 
 export type ReadIndexReply =
   | { readonly type: 'ok'; readonly index: number; readonly leaderId: string }
@@ -81,9 +80,11 @@ export interface MemberStorageReport {
 }
 
 export interface StoreSubjects {
+  readonly proposeBatch: string;
   readonly propose: string;
   readonly readIndex: string;
   readonly status: string;
+  proposeBatchTo(member: string): string;
   proposeTo(member: string): string;
   readIndexTo(member: string): string;
   statusOf(member: string): string;
@@ -98,7 +99,8 @@ export function storeSubjects(cluster: string, group: string): StoreSubjects {
     return `${base}.${id}`;
   };
   return {
-    propose: `${prefix}.propose`, readIndex: `${prefix}.read-index`, status: `${prefix}.status`,
+    proposeBatch: `${prefix}.propose-batch`, propose: `${prefix}.propose`, readIndex: `${prefix}.read-index`, status: `${prefix}.status`,
+    proposeBatchTo: (id) => member(`${prefix}.propose-batch`, id),
     proposeTo: (id) => member(`${prefix}.propose`, id),
     readIndexTo: (id) => member(`${prefix}.read-index`, id),
     statusOf: (id) => member(`${prefix}.status`, id),
@@ -202,13 +204,15 @@ export class ProposalService<Result> {
   #listen(): void {
     const { subjects } = this;
     const member = this.#member;
+    this.#subscribe(subjects.proposeBatch, serviceQueueGroup, (message) => this.#onProposeBatch(message, true));
+    this.#subscribe(subjects.proposeBatchTo(member), undefined, (message) => this.#onProposeBatch(message, false));
     this.#subscribe(subjects.propose, serviceQueueGroup, (message) => this.#onPropose(message, true));
     this.#subscribe(subjects.proposeTo(member), undefined, (message) => this.#onPropose(message, false));
     this.#subscribe(subjects.readIndex, serviceQueueGroup, (message) => this.#onReadIndex(message, true));
     this.#subscribe(subjects.readIndexTo(member), undefined, (message) => this.#onReadIndex(message, false));
     this.#subscribe(subjects.status, undefined, (message) => this.#onStatus(message));
     this.#subscribe(subjects.statusOf(member), undefined, (message) => this.#onStatus(message));
-    assert(this.#subscriptions.length === 6, 'every service subject is subscribed');
+    assert(this.#subscriptions.length === 8, 'every service subject is subscribed');
   }
 
   #subscribe(subject: string, queue: string | undefined, handle: (message: Msg) => void): void {
@@ -227,16 +231,16 @@ export class ProposalService<Result> {
 
   /**
    * Passes a queue-group request on to the leader if another member leads and was heard from
-   * lately ('forwarded'), answers `notLeader` without a leader if it was not ('answered'), or
-   * leaves it to this member ('local').
+   * lately ('forwarded'), answers `staleLeader` if it was not ('answered'), or leaves it to this
+   * member ('local').
    */
-  #forwardToLeader(message: Msg, viaQueue: boolean, subjectTo: (member: string) => string): 'forwarded' | 'answered' | 'local' {
+  #forwardToLeader(message: Msg, viaQueue: boolean, subjectTo: (member: string) => string, staleLeader: unknown): 'forwarded' | 'answered' | 'local' {
     if (!viaQueue || message.reply === undefined || message.reply === '') return 'local';
     const status = this.#node.status();
     if (status.role === 'leader' || status.leaderId === undefined || status.leaderId === this.#member) return 'local';
     if (status.leaderContactMs !== undefined && status.leaderContactMs > this.#leaderContactMaxMs) {
       this.#staleLeaderAnswers += 1;
-      this.#reply(message, { type: 'notLeader', leaderId: undefined } satisfies ProposeReply<Result> & ReadIndexReply);
+      this.#reply(message, staleLeader);
       return 'answered';
     }
     try {
@@ -250,34 +254,61 @@ export class ProposalService<Result> {
   }
 
   #onPropose(message: Msg, viaQueue: boolean): void {
-    if (this.#forwardToLeader(message, viaQueue, this.subjects.proposeTo) !== 'local') return;
+    const notLeader: ProposeReply<Result> = { type: 'notLeader', leaderId: undefined };
+    if (this.#forwardToLeader(message, viaQueue, this.subjects.proposeTo, notLeader) !== 'local') return;
     if (this.#inFlight >= serviceRequestsInFlightMax) {
       this.#reply(message, { type: 'overloaded' } satisfies ProposeReply<Result>);
       return;
     }
     // Copy: message.data is a view into the client's receive buffer, which NATS reuses.
-    const data = new Uint8Array(message.data);
-    const refusal = this.#admit?.(data);
-    if (refusal !== undefined) {
-      this.#reply(message, { type: 'refused', message: refusal } satisfies ProposeReply<Result>);
+    this.#inFlight += 1;
+    void this.#proposeOne(new Uint8Array(message.data)).then((reply) => {
+      this.#inFlight -= 1;
+      this.#reply(message, reply);
+    });
+  }
+
+  /** A batch: every item proposed in this turn (one append), one reply once all have an outcome. */
+  #onProposeBatch(message: Msg, viaQueue: boolean): void {
+    const answerAll = (reply: ProposeReply<Result>): ProposeBatchReply<Result> => ({ version: proposalBatchVersion, all: reply });
+    if (this.#forwardToLeader(message, viaQueue, this.subjects.proposeBatchTo, answerAll({ type: 'notLeader', leaderId: undefined })) !== 'local') return;
+    const room = serviceRequestsInFlightMax - this.#inFlight;
+    if (room <= 0) {
+      this.#reply(message, answerAll({ type: 'overloaded' }));
       return;
     }
-    this.#inFlight += 1;
-    this.#node.propose(data).then(
+    const batch = decodeProposalBatch(message.data);
+    if (!batch.ok) {
+      this.#reply(message, answerAll({ type: 'failed', message: batch.problem }));
+      return;
+    }
+    const proposed = Math.min(room, batch.items.length);
+    this.#inFlight += proposed;
+    const overloaded: ProposeReply<Result> = { type: 'overloaded' };
+    const outcomes = batch.items.map((data, position) => (position < proposed ? this.#proposeOne(data) : overloaded));
+    void Promise.all(outcomes).then((items) => {
+      this.#inFlight -= proposed;
+      this.#reply(message, { version: proposalBatchVersion, items } satisfies ProposeBatchReply<Result>);
+    });
+  }
+
+  /** Admits and proposes one proposal's bytes (owned by the caller); never rejects. */
+  #proposeOne(data: Uint8Array): Promise<ProposeReply<Result>> {
+    const refusal = this.#admit?.(data);
+    if (refusal !== undefined) return Promise.resolve({ type: 'refused', message: refusal });
+    return this.#node.propose(data).then(
       (outcome): ProposeReply<Result> => ({ type: 'ok', index: outcome.index, result: outcome.result, leaderId: this.#member }),
       (error: unknown): ProposeReply<Result> => {
         if (isNotLeader(error)) return { type: 'notLeader', leaderId: error.leaderId };
         if (isProposalDropped(error)) return error.reason === 'overloaded' ? { type: 'overloaded' } : { type: 'dropped', reason: error.reason };
         return { type: 'failed', message: errorMessage(error) };
       },
-    ).then((reply) => {
-      this.#inFlight -= 1;
-      this.#reply(message, reply);
-    });
+    );
   }
 
   #onReadIndex(message: Msg, viaQueue: boolean): void {
-    if (this.#forwardToLeader(message, viaQueue, this.subjects.readIndexTo) !== 'local') return;
+    const notLeader: ReadIndexReply = { type: 'notLeader', leaderId: undefined };
+    if (this.#forwardToLeader(message, viaQueue, this.subjects.readIndexTo, notLeader) !== 'local') return;
     if (this.#inFlight >= serviceRequestsInFlightMax) {
       this.#reply(message, { type: 'overloaded' } satisfies ReadIndexReply);
       return;

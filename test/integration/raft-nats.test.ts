@@ -10,8 +10,8 @@ import type { CommandResult } from '../../actors/index.ts';
 import { openNatsStore } from '../../deploy/roles/store.ts';
 import type { NatsStore, StoreFlags } from '../../deploy/roles/store.ts';
 import { StoreClient } from '../../deploy/store-client.ts';
-import { connectNats } from '../../raft/index.ts';
-import type { ProposeReply } from '../../raft/index.ts';
+import { connectNats, encodeProposalBatch } from '../../raft/index.ts';
+import type { ProposeBatchReply, ProposeReply } from '../../raft/index.ts';
 import { NatsCluster } from '../support/nats-server.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
@@ -142,6 +142,29 @@ describe('raft over NATS - 3 members in process on a 3-node nats-server cluster'
     expect(second.result).toEqual(first.result);
     expect(revisionOf(second.result)).toBe(first.index);
     await expectConverged();
+  });
+
+  it('a batch whose reply was lost, retried: each item applies once and the retry is answered with the first results', async () => {
+    const payload = (name: string, session: string): Uint8Array => encodeCommand({ version: commandVersion, command: createConfigMap(name), session: { id: session, sequence: 1 } });
+    const first = payload('lost-reply-a', 'lost-reply-1');
+    const second = payload('lost-reply-b', 'lost-reply-2');
+    // The first batch goes through the queue group with a reply inbox nobody listens on: applied, answer lost.
+    clientConnection.publish(client.subjects.proposeBatch, encodeProposalBatch([first, second]), { reply: '_INBOX.nobody-listens.1' });
+    const names = (): string[] => member(memberIds[0]).state.list({ group: '', resource: 'configmaps', namespace: 'it' }).items.map((item) => item.metadata.name ?? '');
+    await waitFor(() => names().includes('lost-reply-a') && names().includes('lost-reply-b'), { timeoutMs: 10_000, description: 'the first batch applied' });
+    const third = payload('lost-reply-c', 'lost-reply-3');
+    const message = await clientConnection.request(client.subjects.proposeBatch, encodeProposalBatch([first, third, second]), { timeout: 5_000 });
+    const reply = JSON.parse(message.string()) as ProposeBatchReply<CommandResult>;
+    if (!('items' in reply)) throw new Error(`one answer for the whole batch: ${JSON.stringify(reply)}`);
+    const [retriedFirst, created, retriedSecond] = reply.items;
+    if (retriedFirst?.type !== 'ok' || created?.type !== 'ok' || retriedSecond?.type !== 'ok') throw new Error(`every item answered ok: ${JSON.stringify(reply)}`);
+    // Applied once: the retries carry the first entries' results (created, not alreadyExists).
+    expect(retriedFirst.result.type).toBe('stored');
+    expect(retriedSecond.result.type).toBe('stored');
+    expect(revisionOf(retriedFirst.result)).toBeLessThan(revisionOf(created.result));
+    expect(revisionOf(retriedSecond.result)).toBeLessThan(revisionOf(created.result));
+    await expectConverged();
+    expect(names().filter((name) => name.startsWith('lost-reply-')).sort()).toEqual(['lost-reply-a', 'lost-reply-b', 'lost-reply-c']);
   });
 
   it('elects a new leader when the leader stops; writes continue; the old leader catches up when it returns', async () => {
