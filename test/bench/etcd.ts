@@ -1,7 +1,7 @@
 // Owns: the etcd baseline of the Raft benchmark — finding (or installing, with apt-get, as .ci/run
 // does for nats-server) Debian's etcd-server, a 3-member etcd cluster on loopback (free ports,
 // temp data dirs on the same disk as kstore's, default 100 ms heartbeat / 1 s election, fsync
-// on as always in etcd), and a put client.
+// on as always in etcd), its members' pids, and a put client. Used by bench:raft and npm run bench.
 //
 // The client speaks etcd's HTTP/JSON gRPC gateway (POST /v3/kv/put, base64 key and value) over
 // node's http with keep-alive connections (one socket per concurrent proposer), so no npm
@@ -163,6 +163,11 @@ export class EtcdCluster {
       }
     }
     return undefined;
+  }
+
+  /** Each running member's name and pid (for CPU accounting from /proc). */
+  memberPids(): { readonly name: string; readonly pid: number }[] {
+    return this.members.flatMap((member) => (member.exited || member.child?.pid === undefined ? [] : [{ name: member.name, pid: member.child.pid }]));
   }
 
   /** SIGKILLs the member named `name`. */

@@ -18,6 +18,8 @@ export interface WatchDeliveryPlan {
   /** The client watcher `position` opens its watch on. */
   readonly watcherClient: (position: number) => BenchClient;
   readonly progress: (message: string) => void;
+  /** Runs once every watcher is open, before the first update (e.g. to start a background load). */
+  readonly beforeUpdates?: () => Promise<void>;
 }
 
 export interface WatchDeliveryResult {
@@ -60,6 +62,7 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
         })));
       streams.push(...opened);
     }
+    await plan.beforeUpdates?.();
     plan.progress(`watch: ${watchers} watchers open; ${updates} updates at ${plan.ratePerSecond}/s`);
     const started: number[] = [];
     const acked: number[] = [];
