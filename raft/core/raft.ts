@@ -335,10 +335,13 @@ export class Raft {
     return true;
   }
 
-  /** Called by RawNode after the driver made entries durable (the leader's own match). */
+  /**
+   * Called by RawNode after the driver made entries durable (the leader's own match). A commit
+   * this advances reaches the followers with the next append or heartbeat (see stepLeader).
+   */
   onPersisted(): void {
     if (this.role !== 'leader') return;
-    if (this.maybeCommit() && !this.isSingleVoter()) broadcastHeartbeat(this);
+    this.maybeCommit();
   }
 
   #startWaitingReads(): void {

@@ -7,7 +7,7 @@ import { assert } from '../stdx/index.ts';
 import type { Raft } from './raft.ts';
 import { handleSnapshotResponse } from './snapshot-transfer.ts';
 import { maybeFinishTransfer } from './transfer.ts';
-import { broadcastHeartbeat, sendAppendIfReady } from './replication.ts';
+import { sendAppendIfReady } from './replication.ts';
 import type { AppendRejected, AppendResponse, Message } from './types.ts';
 
 export function stepLeader(raft: Raft, message: Message): void {
@@ -29,8 +29,12 @@ function handleAppendResponse(raft: Raft, message: AppendResponse): void {
   progress.ackedRound = Math.max(progress.ackedRound, message.round);
   if (message.success) {
     assert(message.matchIndex <= raft.log.lastIndex(), `follower matched ${message.matchIndex} beyond our log`);
-    if (progress.accept(message.matchIndex) && raft.maybeCommit()) broadcastHeartbeat(raft);
-    else if (raft.role === 'leader') sendAppendIfReady(raft, message.from); // still leading: not removed
+    // A commit that advances is not broadcast: the new commit index rides on the next append
+    // or the periodic heartbeat. Nobody waits on a follower's apply (the leader answers
+    // proposals and ReadIndex from its own), and an extra round per commit would double what an
+    // unbatched write costs in messages and CPU on every member.
+    if (progress.accept(message.matchIndex)) raft.maybeCommit();
+    if (raft.role === 'leader') sendAppendIfReady(raft, message.from); // still leading: not removed
     maybeFinishTransfer(raft, message.from);
   } else if (progress.reject(message.rejectedIndex, backtrackHint(raft, message))) {
     sendAppendIfReady(raft, message.from);

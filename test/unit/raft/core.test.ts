@@ -69,6 +69,33 @@ describe('raft core - three members (R=3)', () => {
     }
   });
 
+  it('a write costs one round: the commit reaches followers with the next append or heartbeat', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    network.tick('a');
+    network.pump(); // the no-op is committed everywhere
+    const sent: string[] = [];
+    network.intercept = (message) => {
+      sent.push(`${message.from}>${message.to}:${message.type}${message.type === 'appendEntries' ? `[${message.entries.length}]` : ''}`);
+      return message;
+    };
+    network.node('a').propose(encode('one'));
+    network.pump();
+    // One append to each follower and its acknowledgement; no commit-only heartbeat round.
+    expect(sent.sort()).toEqual(['a>b:appendEntries[1]', 'a>c:appendEntries[1]', 'b>a:appendResponse', 'c>a:appendResponse']);
+    expect(network.node('a').status().commitIndex).toBe(2);
+    expect(network.member('a').applied.map((e) => text(e.data))).toEqual(['', 'one']);
+    expect(network.node('b').status().commitIndex).toBe(1);
+    // The next write's append carries the commit index of the previous one.
+    network.node('a').propose(encode('two'));
+    network.pump();
+    expect(network.member('b').applied.map((e) => text(e.data))).toEqual(['', 'one']);
+    // Idle: the periodic heartbeat carries the last commit index.
+    network.tick('a');
+    network.pump();
+    for (const id of ['b', 'c']) expect(network.member(id).applied.map((e) => text(e.data))).toEqual(['', 'one', 'two']);
+  });
+
   it('a follower refuses proposals and names the leader', () => {
     const network = new CoreNetwork(['a', 'b', 'c']);
     network.electByTicks('a');
