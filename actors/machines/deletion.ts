@@ -37,10 +37,11 @@
 // removed with ignoreStoreReadErrorWithClusterBreakingPotential behind the
 // AllowUnsafeMalformedObjectDeletion gate; it skips finalizers (and, in apply, preconditions).
 //
-// Cost: the public `transition()` builds a throwaway inert actor per call (~25 µs, see
-// STACK-NOTES §1). The reused-scope call is 5× faster but relies on xstate internals that are
-// not exported (`createInertActorScope`), so we keep the public API; the machine runs only on
-// create, delete and finalizer changes, not on every update.
+// Cost: the public `transition()` builds a throwaway inert actor per call (~25 µs measured).
+// The reused-scope call is 5× faster but relies on xstate internals that are not exported
+// (`createInertActorScope`), so we keep the public API; the machine runs only on delete and
+// finalizer changes (and creates with finalizers), not on every update: a create without
+// finalizers shares one precomputed initial snapshot (initialDeletion).
 import { assign, initialTransition, setup, transition } from 'xstate';
 import { assert } from '../../raft/stdx/index.ts';
 import { deepFreeze } from '../json.ts';
@@ -254,8 +255,20 @@ function nodeNameOf(object: KubeObject | undefined): string | undefined {
   return typeof nodeName === 'string' && nodeName !== '' ? nodeName : undefined;
 }
 
-/** The persisted snapshot of a newly created object's lifecycle. */
+/**
+ * The persisted snapshot of a newly created object's lifecycle. Most objects are created without
+ * finalizers, and their initial snapshot is always the same: it is computed by the machine once
+ * and shared (deep-frozen, like every record), so a create neither runs xstate nor allocates a
+ * snapshot per object on any member. Objects created with finalizers run the machine.
+ */
 export function initialDeletion(input: DeletionInput): PersistedDeletion {
+  if (input.finalizers.length === 0) return (liveWithoutFinalizers ??= machineInitialDeletion({ finalizers: [] }));
+  return machineInitialDeletion(input);
+}
+
+let liveWithoutFinalizers: PersistedDeletion | undefined;
+
+function machineInitialDeletion(input: DeletionInput): PersistedDeletion {
   const [snapshot] = initialTransition(deletionMachine, input);
   const persisted = persist(snapshot);
   assert(persisted.value === 'live', 'a new object starts live');

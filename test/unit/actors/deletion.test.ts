@@ -18,6 +18,16 @@ describe('deletion machine transition table', () => {
     expect(s.context).toEqual({ finalizers: ['a'], deletionTimestamp: null });
   });
 
+  it('a create without finalizers shares one snapshot, identical to the machine\'s own', () => {
+    const first = initialDeletion({ finalizers: [] });
+    expect(initialDeletion({ finalizers: [] })).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.context)).toBe(true);
+    const [machine] = initialTransition(deletionMachine, { finalizers: [] });
+    expect(JSON.stringify(first)).toBe(JSON.stringify(deletionMachine.getPersistedSnapshot(machine)));
+    expect(run([], finalizers('x')).context.finalizers).toEqual(['x']);
+    expect(first.context.finalizers).toEqual([]);
+  });
+
   it('live + DELETE with finalizers → finalizing, deletionTimestamp = event.at', () => {
     const s = run(['a'], del);
     expect(s.value).toBe('finalizing');
