@@ -23,12 +23,15 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import { encodeProposalBatch, proposalBatchBytesMax, proposalBatchHeaderBytes, proposalBatchItemHeaderBytes, proposalBatchItemsMax, proposeBatchReplyItems } from '../raft/index.ts';
 import type { ProposeBatchReply, ProposeReply } from '../raft/index.ts';
 
-/** What became of one proposal attempt. */
-export type BatchAnswer<Result> =
-  | { readonly kind: 'reply'; readonly reply: ProposeReply<Result> }
+/** How one request went: its decoded reply, or why there is none. */
+export type RequestAnswer<Reply> =
+  | { readonly kind: 'reply'; readonly reply: Reply }
   | { readonly kind: 'timeout' }
   | { readonly kind: 'noResponders' }
   | { readonly kind: 'error'; readonly message: string };
+
+/** What became of one proposal attempt. */
+export type BatchAnswer<Result> = RequestAnswer<ProposeReply<Result>>;
 
 /** Bytes left under NATS's max_payload for the message's headers (none are sent today). */
 const payloadHeadroomBytes = 1024;

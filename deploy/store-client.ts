@@ -40,7 +40,7 @@ import type { Command, CommandResult } from '../actors/index.ts';
 import { storeSubjects } from '../raft/index.ts';
 import type { MemberStatus, ProposeReply, ReadIndexReply, StoreSubjects } from '../raft/index.ts';
 import { ProposalBatcher } from './proposal-batcher.ts';
-import type { BatchAnswer, ProposalBatcherStats } from './proposal-batcher.ts';
+import type { BatchAnswer, ProposalBatcherStats, RequestAnswer as Answer } from './proposal-batcher.ts';
 
 /**
  * One attempt's timeout. A healthy leader answers in milliseconds; an attempt still unanswered
@@ -152,13 +152,6 @@ interface Session {
 type Attempt<T> =
   | { readonly done: true; readonly value: T }
   | { readonly done: false; readonly problem: string; readonly backoff: boolean; readonly timedOut?: boolean };
-
-/** How one request went: its decoded reply, or why there is none. */
-type Answer<Reply> =
-  | { readonly kind: 'reply'; readonly reply: Reply }
-  | { readonly kind: 'timeout' }
-  | { readonly kind: 'noResponders' }
-  | { readonly kind: 'error'; readonly message: string };
 
 const textDecoder = new TextDecoder();
 
