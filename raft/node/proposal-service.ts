@@ -6,6 +6,7 @@
 //   P.propose-batch      queue group: any one member answers; a proposal batch (proposal-batch.ts)
 //   P.propose-batch.<member>  that member only (a client that knows the leader; forwarding)
 //   P.propose            queue group;  P.propose.<member>: one proposal, its bytes the payload
+//                        (the format before batches; kept for clients of earlier versions)
 //   P.read-index         queue group;  P.read-index.<member>  that member only
 //   P.status             every member answers (scatter-gather);  P.status.<member>
 // A member that receives a queue-group request while another member is leader forwards it to
