@@ -46,7 +46,7 @@ import { makeTempDir } from '../support/temp-dir.ts';
 import { EtcdCluster, etcdVersion, findEtcd } from './etcd.ts';
 import type { EtcdMember } from './etcd.ts';
 import { BenchClient, configMap, ensureNamespace, expectStatus } from './https-client.ts';
-import { runLevel } from './load.ts';
+import { now, runLevel } from './load.ts';
 import type { LevelResult, Operation } from './load.ts';
 import { cpuBetween, cpuSnapshot, processesUnder } from './proc-cpu.ts';
 import type { CpuSnapshot, MeasuredProcess } from './proc-cpu.ts';
@@ -392,6 +392,12 @@ interface WatchFigures extends WatchDeliveryResult {
   readonly writerReplica: string;
   /** The background creates that ran meanwhile (closed loop, over all replicas). */
   readonly backgroundWrites: { readonly concurrency: number; readonly writesPerSecond: number; readonly p99Ms: number; readonly errors: number };
+  /**
+   * CPU ms per second from the first update to the last delivery: each process under test, and
+   * this process (the load generator: the background clients and every watcher's TLS stream and
+   * JSON; near 1,000 ms/s its one thread is saturated and arrival times include its queueing).
+   */
+  readonly cpuMsPerSecond: { readonly loadGenerator: number; readonly machineBusy: number; readonly byProcess: Record<string, number> };
 }
 
 async function measureWatchUnderLoad(target: Target): Promise<WatchFigures> {
@@ -403,19 +409,31 @@ async function measureWatchUnderLoad(target: Target): Promise<WatchFigures> {
   // Long enough to cover the updates (paced at watchRate) with a margin; the load stops itself.
   const loadMs = Math.ceil((watchUpdates / watchRate) * 1000) + 3_000;
   let load: Promise<LevelResult> | undefined;
+  let before: CpuSnapshot | undefined;
+  let beforeAt = 0;
   const delivery = await measureWatchDelivery({
     namespace: 'bench-watch', watchers, updates: watchUpdates, ratePerSecond: watchRate, writer, watcherClient: () => watched, progress,
     beforeUpdates: async () => {
       progress(`watch: background creates at ${watchConcurrency} clients`);
       load = runLevel(watchConcurrency, watchLoadWarmupMs, loadMs, target.write('w'));
       await new Promise((resolve) => setTimeout(resolve, watchLoadWarmupMs));
+      before = await cpuSnapshot(target.processes);
+      beforeAt = now();
     },
   });
-  if (load === undefined) throw new Error('the background load did not start');
+  const after = await cpuSnapshot(target.processes);
+  if (load === undefined || before === undefined) throw new Error('the background load did not start');
+  const windowMs = now() - beforeAt;
+  const window = cpuBetween(before, after, windowMs);
+  const perSecond = (ms: number): number => round((ms * 1000) / windowMs, 0);
   const background = await load;
   return {
     ...delivery, watchedReplica: nameOf(0), writerReplica: nameOf(clients.length > 1 ? 1 : 0),
     backgroundWrites: { concurrency: watchConcurrency, writesPerSecond: round(background.answeredInWindow / (loadMs / 1000), 1), p99Ms: background.p99Ms, errors: background.errors },
+    cpuMsPerSecond: {
+      loadGenerator: perSecond(window.ownMs), machineBusy: perSecond(window.machineBusyMs),
+      byProcess: Object.fromEntries(target.processes.map((entry) => [entry.name, perSecond(window.byName.get(entry.name) ?? 0)])),
+    },
   };
 }
 
