@@ -23,12 +23,13 @@ import type { StoreLimits, StoreState } from './apply.ts';
 import { tryDecodeCommand } from './command-check.ts';
 import type { ChangeEvent } from './events.ts';
 import { deepFreeze } from './json.ts';
+import { storedJson } from './json-intern.ts';
 import { History } from './mvcc/history.ts';
 import type { EventsSince, HistoryEntry, HistoryJson } from './mvcc/history.ts';
 import { ObjectIndex } from './mvcc/object-index.ts';
 import { collectionPrefix, keyString } from './object.ts';
 import type { CollectionKey, KubeObject, ObjectKey } from './object.ts';
-import { lifecycleOfRecord } from './resource-actor.ts';
+import { lifecycleOfRecord, sharedKeyParts, sharedLifecycle } from './resource-actor.ts';
 import type { ObjectLifecycle, ResourceRecord } from './resource-actor.ts';
 import type { CommandResult } from './results.ts';
 import { SessionTable } from './sessions.ts';
@@ -294,13 +295,15 @@ export class ClusterState implements StateMachine<CommandResult> {
 
 /** Format 2 → the format-1 shape (objects inline, shared where they were equal), deep-frozen. */
 function inlineObjects(json: SnapshotJsonV2): SnapshotJsonV1 {
-  const objects = json.objects.map((object) => deepFreeze(object));
+  const objects = json.objects.map((object) => storedJson.compactFrozen(object));
   const object = (position: number): KubeObject => {
     const found = objects[position];
     assert(found !== undefined, `snapshot object ${position} is in the table`);
     return found;
   };
-  const records = json.records.map((record) => deepFreeze({ ...record, object: object(record.object) }));
+  const records = json.records.map((record) => deepFreeze({
+    ...record, key: sharedKeyParts(record.key), object: object(record.object), lifecycle: sharedLifecycle(record.lifecycle),
+  }));
   const entries = json.history.entries.map((entry): HistoryEntry => {
     const { event } = entry;
     // Spread with overrides keeps the keys in their stored order (the bytes of a later snapshot).

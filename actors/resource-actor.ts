@@ -9,6 +9,7 @@ import { foregroundFinalizer, orphanFinalizer } from './commands.ts';
 import type { Preconditions, PropagationPolicy } from './commands.ts';
 import { crdCleanupFinalizer, isCustomResourceDefinition, terminatingStatus } from './crd-deletion.ts';
 import { deepFreeze, jsonEqual } from './json.ts';
+import { storedJson } from './json-intern.ts';
 import { advanceDeletion, initialDeletion } from './machines/deletion.ts';
 import type { DeletionContext, DeletionEvent, DeletionStateName, PersistedDeletion } from './machines/deletion.ts';
 import { advanceToken, initialToken } from './machines/token.ts';
@@ -45,7 +46,31 @@ export interface ChangeCause {
 }
 
 function transitionOf(event: LifecycleTransition['event'], from: DeletionStateName | null, to: DeletionStateName, revision: number, cause: ChangeCause): LifecycleTransition {
-  return { event, from, to, revision, at: cause.at, ...(cause.by === undefined || cause.by === '' ? {} : { by: cause.by }) };
+  const at = storedJson.string(cause.at);
+  return cause.by === undefined || cause.by === '' ? { event, from, to, revision, at } : { event, from, to, revision, at, by: storedJson.string(cause.by) };
+}
+
+/**
+ * The deletion machine's initial persisted state of an object created without finalizers (most
+ * objects), computed once by the machine itself and shared, frozen, by every such record: the
+ * same value the machine returns for each, without running it per create.
+ */
+let liveWithoutFinalizers: PersistedDeletion | undefined;
+
+/** The initial deletion lifecycle for `finalizers` (the shared one when there are none). */
+function initialLifecycle(finalizers: readonly string[]): PersistedDeletion {
+  if (finalizers.length > 0) return initialDeletion({ finalizers });
+  liveWithoutFinalizers ??= deepFreeze(initialDeletion({ finalizers: [] }));
+  return liveWithoutFinalizers;
+}
+
+/**
+ * `lifecycle`, or the shared initial state when it is equal to it (records read back from a
+ * snapshot), so restored records share it as created ones do.
+ */
+export function sharedLifecycle(lifecycle: PersistedDeletion): PersistedDeletion {
+  const live = initialLifecycle([]);
+  return lifecycle === live || !jsonEqual(lifecycle, live) ? lifecycle : live;
 }
 
 /** A transition of a bootstrap token secret's token machine (actors/machines/token.ts). */
@@ -125,15 +150,20 @@ export function lifecycleState(record: ResourceRecord): DeletionStateName {
   return record.lifecycle.value;
 }
 
+/** `key` with its group, resource and namespace strings shared with every other key's. */
+export function sharedKeyParts(key: ObjectKey): ObjectKey {
+  return { group: storedJson.string(key.group), resource: storedJson.string(key.resource), namespace: storedJson.string(key.namespace), name: key.name };
+}
+
 /** A new record for a created object. Takes ownership of `object` (it is frozen in place). */
 export function createRecord(key: ObjectKey, object: KubeObject, revision: number, cause: ChangeCause): ResourceRecord {
   const metadata: ObjectMeta = { ...object.metadata, name: key.name, resourceVersion: String(revision) };
   setNamespace(metadata, key.namespace);
   delete metadata.deletionTimestamp; // server-owned: only a delete sets it
   delete metadata.deletionGracePeriodSeconds;
-  const stored = deepFreeze({ ...object, metadata });
-  const lifecycle = initialDeletion({ finalizers: finalizersOf(stored) });
-  const record: ResourceRecord = { key, object: stored, lifecycle, transitions: [transitionOf('CREATE', null, 'live', revision, cause)] };
+  const stored = storedJson.compactFrozen({ ...object, metadata });
+  const lifecycle = initialLifecycle(finalizersOf(stored));
+  const record: ResourceRecord = { key: sharedKeyParts(key), object: stored, lifecycle, transitions: [transitionOf('CREATE', null, 'live', revision, cause)] };
   if (!isBootstrapTokenSecret(key, stored)) return deepFreeze(record);
   const data = tokenSecretData(stored);
   const machine = initialToken({ tokenId: data[tokenIdKey] ?? '', expiration: data[expirationKey] ?? null });
@@ -182,7 +212,7 @@ export function updateRecord(record: ResourceRecord, object: KubeObject, revisio
     return { type: 'invalid', message: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` };
   }
   if (jsonEqual(candidate, record.object)) return { type: 'stored', record, changed: false };
-  const stored = deepFreeze(withResourceVersion(candidate, revision));
+  const stored = storedJson.compactFrozen(withResourceVersion(candidate, revision));
   const finalizers = finalizersOf(stored);
   let next = sameList(finalizers, record.lifecycle.context.finalizers)
     ? { ...record, object: stored }

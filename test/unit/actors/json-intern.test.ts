@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { ClusterState } from '../../../actors/index.ts';
+import { JsonInterner } from '../../../actors/json-intern.ts';
+import { cmKey, create, entry, nsKey, objectFor } from './fixtures.ts';
+
+function managedFields(time: string): unknown[] {
+  return [{ manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } }];
+}
+
+function objectNamed(name: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1', kind: 'ConfigMap',
+    metadata: { name, namespace: 'default', labels: { app: 'web', tier: 'front' }, managedFields: managedFields('2026-01-01T00:00:00Z'), finalizers: [] },
+    data: { a: `value of ${name}` },
+  };
+}
+
+describe('JsonInterner', () => {
+  it('keeps values, key order and bytes, freezes everything, and never replaces the root', () => {
+    const interner = new JsonInterner();
+    const original = objectNamed('one');
+    const text = JSON.stringify(original);
+    const root = objectNamed('one');
+    const compacted = interner.compactFrozen(root);
+    expect(compacted).toBe(root);
+    expect(JSON.stringify(compacted)).toBe(text);
+    expect(compacted).toEqual(original);
+    expect(Object.isFrozen(compacted)).toBe(true);
+    expect(Object.isFrozen((compacted['metadata'] as Record<string, unknown>)['labels'])).toBe(true);
+  });
+
+  it('shares equal small subtrees and short strings between objects, not the parts that differ', () => {
+    const interner = new JsonInterner();
+    const first = interner.compactFrozen(objectNamed('first')) as { metadata: Record<string, unknown>; data: Record<string, string> };
+    const second = interner.compactFrozen(objectNamed('second')) as { metadata: Record<string, unknown>; data: Record<string, string> };
+    expect(second.metadata['labels']).toBe(first.metadata['labels']);
+    expect(second.metadata['managedFields']).toBe(first.metadata['managedFields']);
+    expect(second.metadata['finalizers']).toBe(first.metadata['finalizers']);
+    expect(second.metadata).not.toBe(first.metadata);
+    expect(second.data).not.toBe(first.data);
+    expect(second.data.a).toBe('value of second');
+  });
+
+  it('tells apart subtrees that differ only in key order, value type or an undefined field', () => {
+    const interner = new JsonInterner();
+    const a = interner.compactFrozen({ x: { p: 1, q: 2 }, y: { n: 1 }, z: { u: undefined as unknown } });
+    const b = interner.compactFrozen({ x: { q: 2, p: 1 }, y: { n: '1' }, z: {} });
+    expect(Object.keys(b.x)).toEqual(['q', 'p']);
+    expect(b.y).toEqual({ n: '1' });
+    expect(Object.keys(b.z)).toEqual([]);
+    expect(Object.keys(a.z)).toEqual(['u']);
+  });
+
+  it('keeps an own "__proto__" key as JSON.parse made it', () => {
+    const interner = new JsonInterner();
+    interner.compactFrozen(JSON.parse('{"o":{"v":{}}}') as unknown);
+    const parsed = JSON.parse('{"o":{"__proto__":{}}}') as Record<string, unknown>;
+    const text = JSON.stringify(parsed);
+    interner.compactFrozen(parsed);
+    expect(JSON.stringify(parsed)).toBe(text);
+    expect(Object.getPrototypeOf(parsed['o'])).toBe(Object.prototype);
+  });
+
+  it('leaves parts frozen already as they are, and freezes values deeper than it walks', () => {
+    const interner = new JsonInterner();
+    const shared = Object.freeze({ app: 'web' });
+    const value = interner.compactFrozen({ labels: shared });
+    expect(value.labels).toBe(shared);
+    let deep: Record<string, unknown> = { leaf: 'x' };
+    for (let level = 0; level < 500; level++) deep = { next: deep };
+    interner.compactFrozen(deep);
+    let cursor: Record<string, unknown> | undefined = deep;
+    let frozen = true;
+    while (cursor !== undefined) {
+      frozen &&= Object.isFrozen(cursor);
+      cursor = cursor['next'] as Record<string, unknown> | undefined;
+    }
+    expect(frozen).toBe(true);
+  });
+
+  it('stays bounded', () => {
+    const interner = new JsonInterner();
+    for (let index = 0; index < 30_000; index++) interner.compactFrozen({ o: { name: `n${index}` } });
+    expect(interner.size.strings).toBeLessThanOrEqual(20_000);
+    expect(interner.size.subtrees).toBeLessThanOrEqual(20_000);
+  });
+});
+
+describe('stored records share what objects have in common', () => {
+  it('records created without finalizers share one lifecycle, also after a snapshot restore, with the same snapshot bytes', () => {
+    const state = new ClusterState();
+    const ns = nsKey('default');
+    state.apply(entry(1, create(ns)));
+    state.apply(entry(2, create(cmKey('default', 'a'), objectFor(cmKey('default', 'a'), { data: { v: '1' } }))));
+    state.apply(entry(3, create(cmKey('default', 'b'), objectFor(cmKey('default', 'b'), { data: { v: '2' } }))));
+    state.apply(entry(4, create(cmKey('default', 'c'), objectFor(cmKey('default', 'c'), { data: { v: '3' }, finalizers: ['f'] }))));
+    const lifecycle = (name: string, from: ClusterState) => from.lifecycleOf(cmKey('default', name));
+    expect(lifecycle('a', state)?.context).toBe(lifecycle('b', state)?.context);
+    expect(lifecycle('c', state)?.context.finalizers).toEqual(['f']);
+    const bytes = state.snapshot();
+    const restored = new ClusterState();
+    restored.restore(bytes, 4);
+    expect(lifecycle('a', restored)?.context).toBe(lifecycle('b', restored)?.context);
+    expect(lifecycle('a', restored)).toEqual(lifecycle('a', state));
+    expect(lifecycle('c', restored)).toEqual(lifecycle('c', state));
+    expect(new TextDecoder().decode(restored.snapshot())).toBe(new TextDecoder().decode(bytes));
+  });
+});
