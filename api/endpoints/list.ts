@@ -42,14 +42,35 @@ export async function readChunk(target: Target, options: RequestOptions, context
   const snapshot = context.cache.listAt(collectionKey(target), revision);
   if (snapshot === 'expired') expiredVersion(semantic, context.cache.oldestResumableRevision());
   const startAfter = semantic.type === 'continuation' ? semantic.startAfter : '';
-  const candidates = startAfter === '' ? snapshot : snapshot.filter((item) => itemKey(target, item) > startAfter);
-  const matching = selector.empty ? candidates : candidates.filter((item) => selector.matches(item));
-  if (limit === undefined || matching.length <= limit) {
-    return { items: matching, revision, continueToken: undefined, remainingItemCount: undefined };
+  // The snapshot is in key order: a page starts with a binary search, not a pass over the set.
+  const start = startAfter === '' ? 0 : firstAfter(snapshot, (item) => itemKey(target, item), startAfter);
+  if (limit === undefined) {
+    const candidates = start === 0 ? snapshot : snapshot.slice(start);
+    return { items: selector.empty ? candidates : candidates.filter((item) => selector.matches(item)), revision, continueToken: undefined, remainingItemCount: undefined };
   }
-  const items = matching.slice(0, limit);
+  // Up to limit + 1 matching items: one more than the page tells whether another page follows.
+  const page: KubeObject[] = [];
+  let position = start;
+  for (; position < snapshot.length && page.length <= limit; position++) {
+    const item = snapshot[position]!;
+    if (selector.empty || selector.matches(item)) page.push(item);
+  }
+  if (page.length <= limit) return { items: page, revision, continueToken: undefined, remainingItemCount: undefined };
+  const items = page.slice(0, limit);
   const continueToken = encodeContinue({ revision, startAfter: itemKey(target, items.at(-1)!) });
-  return { items, revision, continueToken, remainingItemCount: selector.empty ? matching.length - limit : undefined };
+  return { items, revision, continueToken, remainingItemCount: selector.empty ? snapshot.length - start - limit : undefined };
+}
+
+/** The first position in `sorted` (ascending by keyOf) whose key is > `after`. */
+function firstAfter(sorted: readonly KubeObject[], keyOf: (item: KubeObject) => string, after: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keyOf(sorted[middle]!) <= after) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 export async function handleList(request: FastifyRequest, reply: FastifyReply, target: Target, context: EndpointContext): Promise<FastifyReply> {
