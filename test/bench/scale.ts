@@ -20,7 +20,9 @@
 // Flags: --objects N (default 100000) --concurrency N (default 64) --value-bytes N (default 700)
 // --page-limit N (default 500) --heap-snapshot DIR (after the fill, the server writes a V8 heap
 // snapshot there on SIGUSR2 through --heapsnapshot-signal; for docs/memory-and-restart.md; the
-// RSS figures are taken before it). Use a smaller --objects while developing.
+// RSS figures are taken before it) --data-dir DIR (an empty directory to use and keep, e.g. to
+// profile a restart of it afterwards; default a temporary one, removed). Use a smaller
+// --objects while developing.
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -41,6 +43,7 @@ const { values: flags } = parseArgs({
     'value-bytes': { type: 'string', default: '700' },
     'page-limit': { type: 'string', default: '500' },
     'heap-snapshot': { type: 'string' },
+    'data-dir': { type: 'string' },
   },
 });
 
@@ -100,11 +103,11 @@ async function settledRss(pid: number): Promise<number> {
   return samples.at(-1)!;
 }
 
-/** Heap used after the newest Mark-Compact in the server's --trace-gc output, bytes. */
-function heapAfterLastFullGc(output: string): number | null {
-  const pattern = /Mark-Compact[^\d]*[\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/g;
-  let last: number | null = null;
-  for (const match of output.matchAll(pattern)) last = Number(match[1]) * 1024 * 1024;
+/** Heap used and committed after the newest Mark-Compact in the server's --trace-gc output, bytes. */
+function heapAfterLastFullGc(output: string): { used: number; committed: number } | null {
+  const pattern = /Mark-Compact[^\d]*[\d.]+ \([\d.]+\) -> ([\d.]+) \(([\d.]+)\) MB/g;
+  let last: { used: number; committed: number } | null = null;
+  for (const match of output.matchAll(pattern)) last = { used: Number(match[1]) * 2 ** 20, committed: Number(match[2]) * 2 ** 20 };
   return last;
 }
 
@@ -252,7 +255,9 @@ async function writeHeapSnapshot(server: Server, directory: string): Promise<str
 }
 
 async function main(): Promise<void> {
-  const dir = await makeTempDir('kstore-bench-scale-');
+  const dir = flags['data-dir'] === undefined
+    ? await makeTempDir('kstore-bench-scale-')
+    : { path: path.resolve(flags['data-dir']), remove: async (): Promise<void> => {} };
   const snapshotFlags = heapSnapshotDir === undefined ? [] : ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`];
   const port = await freePort('127.0.0.1');
   let { server } = await startServer(dir.path, port, ['--trace-gc', ...snapshotFlags]);
@@ -275,9 +280,10 @@ async function main(): Promise<void> {
       objectJsonBytes,
       rssEmptyMiB: round(emptyRss / 2 ** 20), rssFilledMiB: round(filledRss / 2 ** 20),
       rssBytesPerObject: Math.round((filledRss - emptyRss) / objectCount),
-      heapEmptyMiB: emptyHeap === null ? null : round(emptyHeap / 2 ** 20),
-      heapFilledMiB: filledHeap === null ? null : round(filledHeap / 2 ** 20),
-      heapBytesPerObject: emptyHeap === null || filledHeap === null ? null : Math.round((filledHeap - emptyHeap) / objectCount),
+      heapEmptyMiB: emptyHeap === null ? null : round(emptyHeap.used / 2 ** 20),
+      heapFilledMiB: filledHeap === null ? null : round(filledHeap.used / 2 ** 20),
+      heapCommittedFilledMiB: filledHeap === null ? null : round(filledHeap.committed / 2 ** 20),
+      heapBytesPerObject: emptyHeap === null || filledHeap === null ? null : Math.round((filledHeap.used - emptyHeap.used) / objectCount),
       heapNote: 'heap used after the last full GC the server ran (its --trace-gc lines), not forced',
     };
     progress(`memory: ${JSON.stringify(memory)}`);
