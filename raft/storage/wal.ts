@@ -1,10 +1,14 @@
 // Owns: the durable write-ahead log on local disk: segment files under <dataDir>/wal holding
-// entry and hard state records (framing in record.ts), written in one write + one fsync per
-// append. Must not interpret entry data, and must not be called concurrently (the driver awaits
-// each append). After any write or fsync failure it refuses further appends: the bytes on disk
-// are then unknown and only recovery on the next open may decide what survived.
+// entry and hard state records (framing in record.ts), written in one synchronous write per
+// append: segments are opened with O_DSYNC, so the write returns once its bytes (and the file
+// size) are on stable storage, as a write followed by fdatasync would, in one trip through
+// libuv's thread pool instead of two. Must not interpret entry data, and must not be called
+// concurrently (the driver awaits each append). After any write failure it refuses further
+// appends: the bytes on disk are then unknown and only recovery on the next open may decide what
+// survived.
 // Compaction: snapshot markers record durable snapshots; releaseThrough(index) deletes sealed
 // segments from the front while everything they hold is at or below `index`.
+import { constants } from 'node:fs';
 import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -84,7 +88,7 @@ export class Wal {
     const last = segments.at(-1)!;
     const segment = names.length === 0
       ? await createSegment(directory, last.sequence)
-      : await open(path.join(directory, segmentName(last.sequence)), 'r+');
+      : await open(path.join(directory, segmentName(last.sequence)), constants.O_RDWR | constants.O_DSYNC);
     const state = { hardState: recovered.hardState, entries: recovered.entries, snapshotFloor: recovered.snapshotFloor };
     return new Wal(directory, state, segment, segments, recovered.lastSegmentBytes, limit);
   }
@@ -165,8 +169,7 @@ export class Wal {
       assert(result.bytesWritten > 0, 'write made no progress');
       written += result.bytesWritten;
     }
-    this.#segmentBytes += batch.length;
-    await this.#segment.sync();
+    this.#segmentBytes += batch.length; // durable already: the segment is O_DSYNC
   }
 
   async #rollSegment(): Promise<void> {
@@ -202,7 +205,7 @@ function segmentName(sequence: number): string {
 }
 
 async function createSegment(directory: string, sequence: number): Promise<FileHandle> {
-  const handle = await open(path.join(directory, segmentName(sequence)), 'wx+');
+  const handle = await open(path.join(directory, segmentName(sequence)), constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_DSYNC);
   // The new file's directory entry must be durable too, or a crash could lose the whole segment.
   await syncDirectory(directory);
   return handle;

@@ -1,6 +1,7 @@
 // WAL durability scenarios on real temp directories: round trip, torn tails, corruption,
 // conflicting suffix overwrite.
-import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdtemp, readdir, readFile, readlink, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,6 +45,26 @@ describe('raft storage - WAL', () => {
     const again = await reopen();
     expect(again.recovered.entries).toEqual(entries);
     expect(again.recovered.hardState).toEqual({ term: 2, vote: undefined, commit: 2 });
+    await again.close();
+  });
+
+  it('keeps its segments open with O_DSYNC, so an append is durable when its one write returns', async () => {
+    const dsyncFlags = async (): Promise<number> => {
+      const file = await segmentPath();
+      for (const fd of await readdir('/proc/self/fd')) {
+        const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+        if (target !== file) continue;
+        const flags = /^flags:\s+([0-7]+)$/m.exec(await readFile(`/proc/self/fdinfo/${fd}`, 'utf8'));
+        return Number.parseInt(flags?.[1] ?? '0', 8);
+      }
+      throw new Error(`no open descriptor for ${file}`);
+    };
+    const wal = await reopen();
+    await wal.append([makeEntry(1, 1)]);
+    expect(await dsyncFlags() & constants.O_DSYNC).toBe(constants.O_DSYNC);
+    await wal.close();
+    const again = await reopen(); // an existing segment is reopened the same way
+    expect(await dsyncFlags() & constants.O_DSYNC).toBe(constants.O_DSYNC);
     await again.close();
   });
 
