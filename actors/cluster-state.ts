@@ -27,6 +27,7 @@ import { storedJson } from './json-intern.ts';
 import { History } from './mvcc/history.ts';
 import type { EventsSince, HistoryEntry, HistoryJson } from './mvcc/history.ts';
 import { ObjectIndex } from './mvcc/object-index.ts';
+import { RangeCache } from './mvcc/range-cache.ts';
 import { collectionPrefix, keyString } from './object.ts';
 import type { CollectionKey, KubeObject, ObjectKey } from './object.ts';
 import { lifecycleOfRecord, sharedKeyParts, sharedLifecycle } from './resource-actor.ts';
@@ -45,7 +46,7 @@ export type ChangeListener = (events: readonly ChangeEvent[]) => void;
 export type Lifecycle = ObjectLifecycle;
 
 export interface ListResult {
-  /** Deep-frozen stored objects, in key order. */
+  /** Deep-frozen stored objects, in key order; the array is frozen too (lists at one version share it). */
   readonly items: KubeObject[];
   /** The applied index the list reflects. */
   readonly revision: number;
@@ -190,6 +191,8 @@ export class ClusterState implements StateMachine<CommandResult> {
   private state: StoreState;
   private applied = 0;
   private readonly listeners: ChangeListener[] = [];
+  /** The last lists' items, while no object changed (pages of one list read the same array). */
+  private readonly listCache = new RangeCache<ResourceRecord, KubeObject>((record) => record.object);
 
   /** `limits` change replicated behaviour (eviction): every replica must use the same. */
   constructor(private readonly limits: StoreLimits = defaultStoreLimits) {
@@ -224,8 +227,7 @@ export class ClusterState implements StateMachine<CommandResult> {
   }
 
   list(collection: CollectionKey): ListResult {
-    const items = this.state.objects.range(collectionPrefix(collection)).map((record) => record.object);
-    return { items, revision: this.applied };
+    return { items: this.listCache.items(this.state.objects, collectionPrefix(collection)) as KubeObject[], revision: this.applied };
   }
 
   /** Every stored object with its key, in key order (controllers build their indexes from it). */

@@ -15,6 +15,8 @@ export type { ApplyOutcome, StoreLimits, StoreState } from './apply.ts';
 export type { EventsSince } from './mvcc/history.ts';
 export { historyWindowMillis, historyEventsMaxDefault } from './mvcc/history.ts';
 export { ObjectIndex } from './mvcc/object-index.ts';
+export { RangeCache } from './mvcc/range-cache.ts';
+export { storedJson } from './json-intern.ts';
 export { sessionsMaxDefault } from './sessions.ts';
 export { transitionsMax, conflictMessage, checkPreconditions } from './resource-actor.ts';
 export type { LifecycleTransition } from './resource-actor.ts';

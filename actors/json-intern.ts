@@ -15,7 +15,7 @@
 import { deepFreeze } from './json.ts';
 
 /** Subtrees whose canonical text is longer than this are not shared (their children may be). */
-const subtreeTextMax = 256;
+const subtreeTextMax = 160;
 /** Strings up to this length are shared. */
 const stringLengthMax = 64;
 /** Entries per generation of a table (a table holds at most two). */

@@ -5,7 +5,9 @@
 // new state is in place and before following again (the watch cache ends its watches with 410
 // and restarts its window there: events in between were missed), and follows again.
 // Serves what StoreBackend needs for reads: get, list, subscribe, currentRevision; synced().
-import { collectionPrefix, keyString, ObjectIndex } from '../actors/index.ts';
+// Objects, previous versions and lifecycles are deep-frozen as they arrive, sharing their equal
+// small parts (actors/json-intern.ts), as the store's own copies are.
+import { collectionPrefix, keyString, ObjectIndex, RangeCache, storedJson } from '../actors/index.ts';
 import type { ChangeEvent, CollectionKey, KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
 import type { FollowHandle, StreamBatch } from './event-stream/index.ts';
 import type { StoredObject } from './state-service.ts';
@@ -23,6 +25,8 @@ export class ObjectReplica {
   readonly #log: ReplicaLog;
   /** Ordered by key, so a collection is one range (actors' MVCC index, without history). */
   #objects = new ObjectIndex<KubeObject>();
+  /** The last lists' items while no object changed (the pages of one chunked list). */
+  readonly #listCache = new RangeCache<KubeObject, KubeObject>((object) => object);
   /** Each object's lifecycle: from the state sync, then from every event that moved it. */
   #lifecycles = new Map<string, Lifecycle>();
   #revision = 0;
@@ -66,7 +70,7 @@ export class ObjectReplica {
   }
 
   list(collection: CollectionKey): { readonly items: readonly KubeObject[]; readonly revision: number } {
-    return { items: this.#objects.range(collectionPrefix(collection)), revision: this.#revision };
+    return { items: this.#listCache.items(this.#objects, collectionPrefix(collection)), revision: this.#revision };
   }
 
   subscribe(listener: (events: readonly ChangeEvent[]) => void): () => void {
@@ -97,8 +101,8 @@ export class ObjectReplica {
     // The state service sends objects in key order, so each insert appends.
     for (const entry of objects) {
       const key = keyString(entry.key);
-      index.set(key, entry.object);
-      if (entry.lifecycle !== undefined) lifecycles.set(key, entry.lifecycle);
+      index.set(key, storedJson.compactFrozen(entry.object));
+      if (entry.lifecycle !== undefined) lifecycles.set(key, storedJson.compactFrozen(entry.lifecycle));
     }
     this.#objects = index;
     this.#lifecycles = lifecycles;
@@ -115,7 +119,11 @@ export class ObjectReplica {
       return;
     }
     for (const event of batch.events) {
+      // Held here and in the watch cache's window: frozen, sharing equal parts (as the store's).
       const key = keyString(event.key);
+      storedJson.compactFrozen(event.object);
+      if (event.previous !== undefined) sharePrevious(event, this.#objects.get(key));
+      if (event.lifecycle !== undefined) storedJson.compactFrozen(event.lifecycle);
       if (event.type === 'DELETED') {
         this.#objects.delete(key);
         this.#lifecycles.delete(key);
@@ -156,4 +164,18 @@ export class ObjectReplica {
       }
     }
   }
+}
+
+/**
+ * The event's previous version is the version the replica holds (same key, same
+ * resourceVersion): the event refers to the held object instead of a second decoded copy.
+ */
+function sharePrevious(event: ChangeEvent, held: KubeObject | undefined): void {
+  const previous = event.previous;
+  if (previous === undefined) return;
+  if (held !== undefined && held.metadata.resourceVersion === previous.metadata.resourceVersion) {
+    (event as { previous?: KubeObject }).previous = held;
+    return;
+  }
+  storedJson.compactFrozen(previous);
 }

@@ -15,6 +15,12 @@ import { assert } from '../../raft/stdx/index.ts';
 export class ObjectIndex<V> {
   private readonly values = new Map<string, V>();
   private readonly sortedKeys: string[] = [];
+  private changes = 0;
+
+  /** Moves on every set and delete: a range read at the same version is the same. */
+  get version(): number {
+    return this.changes;
+  }
 
   get size(): number {
     return this.sortedKeys.length;
@@ -30,6 +36,7 @@ export class ObjectIndex<V> {
 
   /** Inserts or replaces the value at `key`. */
   set(key: string, value: V): void {
+    this.changes++;
     if (!this.values.has(key)) {
       const at = lowerBound(this.sortedKeys, key);
       assert(this.sortedKeys[at] !== key, `key ${key} is in the sorted keys but not in the map`);
@@ -42,6 +49,7 @@ export class ObjectIndex<V> {
   /** Removes `key`; returns whether it was present. */
   delete(key: string): boolean {
     if (!this.values.delete(key)) return false;
+    this.changes++;
     const at = lowerBound(this.sortedKeys, key);
     assert(this.sortedKeys[at] === key, `key ${key} is in the map but not in the sorted keys`);
     this.sortedKeys.splice(at, 1);

@@ -34,7 +34,9 @@ describe('JsonInterner', () => {
     const first = interner.compactFrozen(objectNamed('first')) as { metadata: Record<string, unknown>; data: Record<string, string> };
     const second = interner.compactFrozen(objectNamed('second')) as { metadata: Record<string, unknown>; data: Record<string, string> };
     expect(second.metadata['labels']).toBe(first.metadata['labels']);
-    expect(second.metadata['managedFields']).toBe(first.metadata['managedFields']);
+    const fieldsOf = (object: { metadata: Record<string, unknown> }) => (object.metadata['managedFields'] as { fieldsV1: unknown }[])[0]!.fieldsV1;
+    expect(fieldsOf(second)).toBe(fieldsOf(first));
+    expect(second.metadata['managedFields']).not.toBe(first.metadata['managedFields']); // longer than what is shared
     expect(second.metadata['finalizers']).toBe(first.metadata['finalizers']);
     expect(second.metadata).not.toBe(first.metadata);
     expect(second.data).not.toBe(first.data);
@@ -103,6 +105,6 @@ describe('stored records share what objects have in common', () => {
     expect(lifecycle('a', restored)?.context).toBe(lifecycle('b', restored)?.context);
     expect(lifecycle('a', restored)).toEqual(lifecycle('a', state));
     expect(lifecycle('c', restored)).toEqual(lifecycle('c', state));
-    expect(new TextDecoder().decode(restored.snapshot())).toBe(new TextDecoder().decode(bytes));
+    expect(Buffer.from(restored.snapshot()).equals(Buffer.from(bytes))).toBe(true);
   });
 });
