@@ -16,6 +16,7 @@
 import { mkdir, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ClusterState, encodeCommand, commandVersion } from '../actors/index.ts';
+import { CompressedSnapshots } from './compressed-snapshots.ts';
 import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, ObjectKey } from '../actors/index.ts';
 import type { StoreBackend } from '../api/index.ts';
 import { RaftNode } from '../raft/index.ts';
@@ -72,6 +73,8 @@ async function dataDirWritable(dataDir: string): Promise<void> {
 
 class RecoveringLocalStore implements LocalStore {
   readonly state = new ClusterState();
+  /** What Raft drives: the state, with its snapshots gzip-compressed (reads uncompressed ones too). */
+  readonly #stateMachine = new CompressedSnapshots(this.state);
   readonly backend: StoreBackend;
   readonly #options: LocalStoreOptions;
   readonly #quota: StorageQuota;
@@ -95,7 +98,7 @@ class RecoveringLocalStore implements LocalStore {
 
   #openNode(): Promise<RaftNode<CommandResult>> {
     return RaftNode.open<CommandResult>({
-      id: this.#options.id, peers: [this.#options.id], dataDir: this.#options.dataDir, stateMachine: this.state, log: this.#log,
+      id: this.#options.id, peers: [this.#options.id], dataDir: this.#options.dataDir, stateMachine: this.#stateMachine, log: this.#log,
       ...(this.#options.wrapStorage === undefined ? {} : { wrapStorage: this.#options.wrapStorage }),
     });
   }

@@ -1,0 +1,78 @@
+// Owns: gzip compression of a state machine's snapshots, around any StateMachine: snapshot() and
+// snapshotView()'s chunks are written as gzip members (level 1, one member per ~256 KB of
+// snapshot bytes; concatenated members are one gzip stream, RFC 1952), and restore() reads
+// both gzip and the uncompressed bytes written before (told apart by gzip's magic bytes, which
+// a JSON snapshot cannot start with). Why: the Raft core keeps the newest snapshot in memory
+// (to send it to a follower) and a restart reads it from disk; JSON compresses several times.
+// Must not: change what apply() sees or returns (it delegates), or interpret the bytes.
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { CommittedEntry, StateMachine } from '../raft/index.ts';
+import type { SnapshotView } from '../raft/node/index.ts';
+
+/** Snapshot bytes gathered into one gzip member. */
+const memberBytes = 256 * 1024;
+const gzipOptions = { level: 1 } as const;
+const emptyChunk = new Uint8Array(0);
+
+export function isGzip(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+/** The uncompressed snapshot bytes, whether `bytes` is gzip or was written uncompressed. */
+export function uncompressedSnapshot(bytes: Uint8Array): Uint8Array {
+  return isGzip(bytes) ? gunzipSync(bytes) : bytes;
+}
+
+/**
+ * `chunks` re-cut into gzip members; an empty chunk is passed on after every input chunk that
+ * did not complete a member (the caller's pause points stay where they were).
+ */
+export function* gzipChunks(chunks: Iterable<Uint8Array>): Generator<Uint8Array, void, undefined> {
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  for (const chunk of chunks) {
+    if (chunk.byteLength > 0) {
+      pending.push(chunk);
+      pendingBytes += chunk.byteLength;
+    }
+    if (pendingBytes >= memberBytes) {
+      yield gzipSync(Buffer.concat(pending), gzipOptions);
+      pending = [];
+      pendingBytes = 0;
+    } else {
+      yield emptyChunk;
+    }
+  }
+  if (pendingBytes > 0) yield gzipSync(Buffer.concat(pending), gzipOptions);
+}
+
+export class CompressedSnapshots<Result> implements StateMachine<Result> {
+  readonly snapshotView?: () => SnapshotView;
+
+  constructor(private readonly machine: StateMachine<Result>) {
+    const view = machine.snapshotView?.bind(machine);
+    if (view !== undefined) {
+      this.snapshotView = (): SnapshotView => {
+        const inner = view();
+        return { index: inner.index, chunks: () => gzipChunks(inner.chunks()) };
+      };
+    }
+  }
+
+  apply(entry: CommittedEntry): Result {
+    return this.machine.apply(entry);
+  }
+
+  appliedIndex(): number {
+    return this.machine.appliedIndex();
+  }
+
+  /** The same bytes as snapshotView()'s chunks concatenated. */
+  snapshot(): Uint8Array {
+    return Buffer.concat([...gzipChunks([this.machine.snapshot()])]);
+  }
+
+  restore(snapshot: Uint8Array, index: number): void {
+    this.machine.restore(uncompressedSnapshot(snapshot), index);
+  }
+}
