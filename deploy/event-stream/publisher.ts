@@ -32,7 +32,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { ChangeEvent, ClusterState } from '../../actors/index.ts';
 import { decodeBatch, encodeSerialised, eventStreamName, eventSubject } from './format.ts';
 
-/** Default max age of the stream's messages: the watch window of ARCHITECTURE.md. */
+/** Default max age of the stream's messages: the store's watch window (actors/mvcc/history.ts). */
 export const eventsMaxAgeMsDefault = 5 * 60_000;
 /** Target size of one message; one revision's events are never split (a larger group goes alone). */
 export const batchBytesMaxDefault = 512 * 1024;
