@@ -1,8 +1,8 @@
 // Owns: applying one committed command to the store state — the rules of create, update and
 // delete (existence, namespaces, preconditions, finalizers, no-op writes), the change events
 // they emit, the history append, and session dedupe (Raft thesis §6.3).
-// Must not: read a clock, random numbers or I/O (ARCHITECTURE invariant 1: the outcome
-// depends only on the state and the entry), throw on a bad command (a failure is a result),
+// Must not: read a clock, random numbers or I/O (the outcome depends only on the state
+// and the entry, so every replica reaches the same state), throw on a bad command (a failure is a result),
 // or notify anyone (cluster-state.ts does). It mutates `state` in place; nothing else does.
 import { assert, unreachable } from '../raft/stdx/index.ts';
 import type { Command, CommandEnvelope, CreateCommand, DeleteCommand, ExpireTokensCommand, UpdateCommand } from './commands.ts';

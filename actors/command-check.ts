@@ -1,6 +1,6 @@
 // Owns: checking that decoded entry bytes really are a command envelope, so that a malformed
 // entry is rejected with an `invalid` result on every replica instead of crashing apply or
-// corrupting state (ARCHITECTURE invariant 5).
+// corrupting state (a bad entry is an answer, never a crash).
 // Must not: judge Kubernetes semantics (schemas, names: the API tier validated those before
 // proposing) or throw on any input.
 import { commandVersion, decodeCommand, gracePeriodSecondsMax } from './commands.ts';

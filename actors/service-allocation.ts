@@ -9,7 +9,7 @@
 // The ranges are replicated behaviour, hence constants here and not API-tier flags: kube's
 // flag-free defaults, --service-cluster-ip-range 10.96.0.0/12 and --service-node-port-range
 // 30000-32767.
-// Must not: read a clock, random numbers or I/O (ARCHITECTURE invariant 1).
+// Must not: read a clock, random numbers or I/O (apply must be deterministic).
 import type { JsonValue, KubeObject, ObjectKey } from './object.ts';
 import { keyString } from './object.ts';
 

@@ -1,7 +1,7 @@
 // Owns: what a leader-only controller is given and how it is run. Controllers read the
 // replicated state in the same process and change it only by proposing commands through the
-// Raft log, like any other client, so every replica sees the same history (ARCHITECTURE:
-// controllers "act only by proposing commands"). They may read the clock (for the `at` of
+// Raft log, like any other client, so every replica sees the same history: controllers act
+// only by proposing commands. They may read the clock (for the `at` of
 // their commands) and run timers; apply stays pure.
 import type { ClusterState } from '../cluster-state.ts';
 import type { Command } from '../commands.ts';

@@ -5,7 +5,7 @@
 // must stay a contiguous suffix of the change stream, else a resume would skip changes).
 //
 // Limits:
-//   - historyWindowMillis (5 minutes): the watch window ARCHITECTURE.md promises (and the
+//   - historyWindowMillis (5 minutes): the watch window kstore promises (and the
 //     JetStream stream's max age); an event leaves once the newest command's `at` is more
 //     than 5 minutes past its own.
 //   - historyEventsMaxDefault (50,000): memory. Five minutes at a high write rate is
