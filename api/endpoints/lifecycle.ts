@@ -88,7 +88,7 @@ async function watchLifecycle(request: FastifyRequest, reply: FastifyReply, targ
   const key = objectKey(target, target.name!);
   const wanted = keyString(key);
   const revision = context.store.currentRevision();
-  const watcher = context.cache.watch(revision, { matches: (event: ChangeEvent) => keyString(event.key) === wanted });
+  const watcher = context.cache.watch(revision, { scope: wanted, matches: (event: ChangeEvent) => keyString(event.key) === wanted });
   if (watcher === 'expired') throw notFound({ group: target.kind.group, resource: `${target.kind.resource}/${lifecycleSubresource}` }, target.name!);
   const timeoutRaw = queryString(query, 'timeoutSeconds');
   const timeoutSeconds = timeoutRaw !== undefined && /^\d+$/.test(timeoutRaw) && timeoutRaw !== '0' ? Number(timeoutRaw) : lifecycleWatchSecondsDefault;

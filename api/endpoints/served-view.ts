@@ -87,6 +87,7 @@ function servedCache(cache: WatchCacheReader, storage: StoredAs): WatchCacheRead
       return items === 'expired' ? items : items.map((item) => storage.fromStored(item));
     },
     watch: (revision, filter) => cache.watch(revision, {
+      ...(filter.scope === undefined ? {} : { scope: filter.scope }),
       matches: (event) => filter.matches(event),
       convert: storage.prepare === undefined
         ? (event) => servedEvent(filter.convert === undefined ? event : filter.convert(event) as ChangeEvent, storage)

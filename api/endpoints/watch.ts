@@ -5,7 +5,9 @@
 // the start version has left the window, and the chunked stream of one JSON event per line (or,
 // for a client that accepts protobuf first, kube's length-framed protobuf WatchEvents), and
 // that a watch's watcher is released whenever its client goes away — however and whenever the
-// connection ends, including before the watcher was registered.
+// connection ends, including before the watcher was registered. Each write carries every event
+// the watcher has queued (one chunk, not one per event); an event's frame is encoded once for
+// all watchers that send it alike (shared-watch-frames.ts).
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -26,6 +28,7 @@ import { queryBoolean, queryString } from './context.ts';
 import { includeObjectOf } from './get.ts';
 import type { IncludeObject } from './get.ts';
 import { parseResourceVersion, settleRead } from './read-consistency.ts';
+import { SharedWatchFrames } from './shared-watch-frames.ts';
 import { collectionKey } from './target.ts';
 import type { Target } from './target.ts';
 
@@ -34,6 +37,11 @@ import type { Target } from './target.ts';
  * minRequestTimeout = 1800 s, so that long-lived watches spread over API replicas.
  */
 const watchTimeoutSecondsMin = 1800;
+
+/** The initial events (sendInitialEvents, or a watch without a resourceVersion) go out in chunks of about this size. */
+const initialChunkBytes = 64 * 1024;
+
+const sharedFrames = new SharedWatchFrames();
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -73,7 +81,7 @@ async function planWatch(target: Target, query: Query, selector: Selector, conte
   if (!sendInitialEvents && match !== undefined && match !== '') throw badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
   const revision = rawVersion === '' ? undefined : parseResourceVersion(rawVersion);
   const prefix = collectionPrefix(collectionKey(target));
-  const filter = { matches: (event: ChangeEvent) => keyString(event.key).startsWith(prefix) };
+  const filter = { scope: prefix, matches: (event: ChangeEvent) => keyString(event.key).startsWith(prefix) };
   const withState = revision === undefined || revision === 0 || sendInitialEvents;
   if (!withState) {
     const watcher = context.cache.watch(revision, filter);
@@ -118,19 +126,59 @@ function renderObject(target: Target, object: KubeObject, format: ResponseFormat
   return toTable(target.kind, [object], { includeObject, listMeta: { resourceVersion: object.metadata.resourceVersion ?? '' } });
 }
 
-async function* streamEvents(target: Target, plan: WatchPlan, selector: Selector, format: ResponseFormat, includeObject: IncludeObject): AsyncGenerator<string | Buffer> {
-  for (const item of plan.initial) yield frame('ADDED', renderObject(target, item, format, includeObject), format);
-  if (plan.bookmarkAfterInitial) yield frame('BOOKMARK', bookmarkObject(target, format, plan.revision, { 'k8s.io/initial-events-end': 'true' }), format);
-  for await (const event of plan.watcher) {
-    if (event.type === 'BOOKMARK') {
-      yield frame('BOOKMARK', bookmarkObject(target, format, event.revision), format);
-      continue;
+/**
+ * An event's frame: the stored object itself (JSON, YAML and protobuf watches) is encoded once
+ * for every watcher sending it as the same type in the same encoding; a rendered one (a Table,
+ * PartialObjectMetadata) is the watcher's own.
+ */
+function eventFrame(target: Target, type: WatchEventType, object: KubeObject, format: ResponseFormat, includeObject: IncludeObject): string | Buffer {
+  if (format.type === 'metadata' || format.type === 'table') return frame(type, renderObject(target, object, format, includeObject), format);
+  return sharedFrames.frame(object, `${type} ${wireOf(format).type === 'protobuf' ? 'protobuf' : 'json'}`, () => frame(type, object, format));
+}
+
+/** Frames written as one chunk. */
+interface Chunk {
+  readonly data: string | Buffer;
+  readonly events: number;
+}
+
+function chunkOf(frames: readonly (string | Buffer)[]): Chunk {
+  if (frames.length === 1) return { data: frames[0]!, events: 1 };
+  const data = frames.every((part) => typeof part === 'string')
+    ? frames.join('')
+    : Buffer.concat(frames.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+  return { data, events: frames.length };
+}
+
+async function* streamChunks(target: Target, plan: WatchPlan, selector: Selector, format: ResponseFormat, includeObject: IncludeObject): AsyncGenerator<Chunk> {
+  let pending: (string | Buffer)[] = [];
+  let pendingBytes = 0;
+  for (const item of plan.initial) {
+    const encoded = frame('ADDED', renderObject(target, item, format, includeObject), format);
+    pending.push(encoded);
+    pendingBytes += encoded.length;
+    if (pendingBytes >= initialChunkBytes) {
+      yield chunkOf(pending);
+      pending = [];
+      pendingBytes = 0;
     }
-    const converted = convertEvent(event, selector);
-    if (converted) yield frame(converted.type, renderObject(target, converted.object, format, includeObject), format);
+  }
+  if (plan.bookmarkAfterInitial) pending.push(frame('BOOKMARK', bookmarkObject(target, format, plan.revision, { 'k8s.io/initial-events-end': 'true' }), format));
+  if (pending.length > 0) yield chunkOf(pending);
+  for (let batch = await plan.watcher.nextBatch(); batch !== undefined; batch = await plan.watcher.nextBatch()) {
+    const frames: (string | Buffer)[] = [];
+    for (const event of batch) {
+      if (event.type === 'BOOKMARK') {
+        frames.push(frame('BOOKMARK', bookmarkObject(target, format, event.revision), format));
+        continue;
+      }
+      const converted = convertEvent(event, selector);
+      if (converted) frames.push(eventFrame(target, converted.type, converted.object, format, includeObject));
+    }
+    if (frames.length > 0) yield chunkOf(frames);
   }
   const reason = plan.watcher.closeReason;
-  if (reason instanceof WatcherExpiredError) yield frame('ERROR', gone(reason.message).status, format);
+  if (reason instanceof WatcherExpiredError) yield chunkOf([frame('ERROR', gone(reason.message).status, format)]);
 }
 
 /**
@@ -238,10 +286,10 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
     bookmarks = queryBoolean(query, 'allowWatchBookmarks')
       ? setInterval(() => plan.watcher.offerBookmark(context.cache.revision()), context.bookmarkIntervalMs)
       : undefined;
-    for await (const chunk of streamEvents(target, plan, selector, format, includeObjectOf(query))) {
+    for await (const chunk of streamChunks(target, plan, selector, format, includeObjectOf(query))) {
       if (connection.gone) break;
-      context.metrics.watchEventSent(target.kind.group, target.kind.resource);
-      if (!raw.write(chunk)) await connection.writable();
+      for (let sent = 0; sent < chunk.events; sent++) context.metrics.watchEventSent(target.kind.group, target.kind.resource);
+      if (!raw.write(chunk.data)) await connection.writable();
       if (connection.gone) break;
     }
     if (!connection.gone) raw.end();

@@ -1,5 +1,6 @@
 // Owns: one watcher's bounded queue between the watch cache and an HTTP watch response. The
-// cache offers events synchronously; the HTTP side pulls them as an async iterator. When the
+// cache offers events synchronously; the HTTP side pulls them as an async iterator, or
+// everything queued at once (nextBatch: one write for the events that piled up). When the
 // queue is full the watcher is terminated (the client reconnects and resumes from its last
 // resourceVersion), so one slow client never slows the others or grows memory without bound.
 import type { ChangeEvent } from '../../actors/index.ts';
@@ -11,6 +12,13 @@ import type { ChangeEvent } from '../../actors/index.ts';
 export const watcherQueueMax = 1_000;
 
 export interface WatchFilter {
+  /**
+   * Where every event the filter matches lies: one object's key (keyString) or a collection's
+   * prefix (collectionPrefix: one namespace, or all of them). The cache then offers the watcher
+   * only the events under it (a lookup per event instead of a call per watcher). Without it the
+   * watcher is offered every event.
+   */
+  readonly scope?: string;
   /** Whether the watcher is interested in this event at all (its collection). Sees the stored form. */
   matches(event: ChangeEvent): boolean;
   /**
@@ -113,18 +121,32 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
     return this.#closeReason;
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<WatcherItem> {
-    while (true) {
-      const next = this.#queue.shift();
-      if (next) {
-        yield next.type === 'BOOKMARK' || this.#filter.convert === undefined ? next : await this.#filter.convert(next);
-        continue;
-      }
-      if (this.#closed) return;
+  get scope(): string | undefined {
+    return this.#filter.scope;
+  }
+
+  /**
+   * Everything queued (converted, in order), waiting while nothing is; undefined once the
+   * watcher has ended and its queue is read. A client that fell behind gets what piled up in
+   * one go, so the HTTP side writes it at once instead of an event per write.
+   */
+  async nextBatch(): Promise<WatcherItem[] | undefined> {
+    while (this.#queue.length === 0) {
+      if (this.#closed) return undefined;
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
       });
       this.#wake = undefined;
     }
+    const batch = this.#queue.splice(0, this.#queue.length);
+    const convert = this.#filter.convert;
+    if (convert === undefined) return batch;
+    const converted: WatcherItem[] = [];
+    for (const item of batch) converted.push(item.type === 'BOOKMARK' ? item : await convert(item));
+    return converted;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<WatcherItem> {
+    for (let batch = await this.nextBatch(); batch !== undefined; batch = await this.nextBatch()) yield* batch;
   }
 }

@@ -6,6 +6,9 @@
 // waited on). Fed by StoreClient.subscribe; must not talk to the store any other way. A
 // watcher is in the registry exactly while it is open: every way it ends (its client gone, its
 // timeout, overflow, re-sync, close) goes through CacheWatcher.terminate, which takes it out.
+// Watchers are indexed by their scope (an object's key or a collection prefix), so an event is
+// offered only to the watchers of its object, namespace and resource: a thousand watchers of
+// one namespace cost nothing per event elsewhere.
 import type { ChangeEvent, CollectionKey, KubeObject } from '../../actors/index.ts';
 import { collectionPrefix, keyString } from '../../actors/index.ts';
 import type { StoreClient } from '../store-client.ts';
@@ -38,6 +41,9 @@ export class WatchCache implements WatchCacheReader {
   /** Every event with revision > #startRevision is in #events (until evicted). */
   #startRevision: number;
   readonly #watchers = new Set<CacheWatcher>();
+  /** The scoped watchers by scope (WatchFilter.scope); the others are in #unscoped. */
+  readonly #byScope = new Map<string, Set<CacheWatcher>>();
+  readonly #unscoped = new Set<CacheWatcher>();
   readonly #unsubscribe: () => void;
   readonly #unsubscribeResyncs: () => void;
   readonly #eventsMax: number;
@@ -53,8 +59,8 @@ export class WatchCache implements WatchCacheReader {
   close(): void {
     this.#unsubscribe();
     this.#unsubscribeResyncs();
-    for (const watcher of this.#watchers) watcher.terminate(undefined);
-    this.#watchers.clear();
+    for (const watcher of [...this.#watchers]) watcher.terminate(undefined);
+    this.#forgetAll();
   }
 
   /** The revision the cache (and the store) has reached. */
@@ -101,11 +107,17 @@ export class WatchCache implements WatchCacheReader {
   watch(revision: number, filter: WatchFilter): CacheWatcher | 'expired' {
     const backlog = this.eventsAfter(revision);
     if (backlog.type === 'expired') return 'expired';
-    const watcher = new CacheWatcher(filter, () => this.#watchers.delete(watcher), revision);
+    const watcher = new CacheWatcher(filter, () => this.#forget(watcher), revision);
     // Registered before the backlog is offered: a backlog that overflows the queue terminates
     // the watcher, and its termination must find it in the set to take it out (added after,
     // it would stay registered for good).
     this.#watchers.add(watcher);
+    if (filter.scope === undefined) this.#unscoped.add(watcher);
+    else {
+      const scoped = this.#byScope.get(filter.scope);
+      if (scoped === undefined) this.#byScope.set(filter.scope, new Set([watcher]));
+      else scoped.add(watcher);
+    }
     for (const event of backlog.events) watcher.offer(event);
     return watcher;
   }
@@ -122,14 +134,32 @@ export class WatchCache implements WatchCacheReader {
     this.#events.length = 0;
     this.#startRevision = this.#store.currentRevision();
     const watchers = [...this.#watchers];
-    this.#watchers.clear();
+    this.#forgetAll();
     for (const watcher of watchers) watcher.terminate(new WatcherExpiredError(reason));
+  }
+
+  #forget(watcher: CacheWatcher): void {
+    this.#watchers.delete(watcher);
+    const scope = watcher.scope;
+    if (scope === undefined) {
+      this.#unscoped.delete(watcher);
+      return;
+    }
+    const scoped = this.#byScope.get(scope);
+    if (scoped?.delete(watcher) === true && scoped.size === 0) this.#byScope.delete(scope);
+  }
+
+  #forgetAll(): void {
+    this.#watchers.clear();
+    this.#byScope.clear();
+    this.#unscoped.clear();
   }
 
   #onEvents(events: readonly ChangeEvent[]): void {
     for (const event of events) {
       this.#events.push(event);
-      for (const watcher of this.#watchers) watcher.offer(event);
+      for (const watcher of this.#unscoped) watcher.offer(event);
+      if (this.#byScope.size > 0) this.#offerScoped(event);
     }
     const excess = this.#events.length - this.#eventsMax;
     if (excess > 0) {
@@ -137,6 +167,23 @@ export class WatchCache implements WatchCacheReader {
       this.#events.splice(0, excess);
     }
   }
+
+  /** Offers the event to the watchers of its scopes (each watcher is in one scope only). */
+  #offerScoped(event: ChangeEvent): void {
+    for (const scope of scopesOf(event)) {
+      const scoped = this.#byScope.get(scope);
+      if (scoped !== undefined) for (const watcher of scoped) watcher.offer(event);
+    }
+  }
+}
+
+/** The scopes an event lies in: its resource (all namespaces), its namespace, its object. */
+function scopesOf(event: ChangeEvent): readonly string[] {
+  const { group, resource, namespace } = event.key;
+  const everyNamespace = collectionPrefix({ group, resource, namespace: '' });
+  const ownNamespace = collectionPrefix({ group, resource, namespace });
+  const object = keyString(event.key);
+  return everyNamespace === ownNamespace ? [everyNamespace, object] : [everyNamespace, ownNamespace, object];
 }
 
 function itemKey(item: KubeObject, collection: CollectionKey): string {

@@ -31,6 +31,15 @@ export interface WatchDeliveryResult {
   readonly fromWriteStartP99Ms: number | null;
   readonly afterAckP50Ms: number | null;
   readonly afterAckP99Ms: number | null;
+  /**
+   * Per update, its first and its last watcher's arrival minus the write's start: the first
+   * tells how late the event reached the watched replica's fan-out (the stream and the store
+   * before it), the last adds the fan-out to every watcher and the clients' reading.
+   */
+  readonly firstArrivalP50Ms: number | null;
+  readonly firstArrivalP99Ms: number | null;
+  readonly lastArrivalP50Ms: number | null;
+  readonly lastArrivalP99Ms: number | null;
   readonly writeP99Ms: number | null;
 }
 
@@ -82,21 +91,33 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
     while (now() < deadline && arrivals.some((times) => times.length < watchers)) await new Promise((resolve) => setTimeout(resolve, 50));
     const fromStart: number[] = [];
     const afterAck: number[] = [];
+    const firstArrivals: number[] = [];
+    const lastArrivals: number[] = [];
     let deliveries = 0;
     for (let sequence = 0; sequence < updates; sequence++) {
-      for (const arrived of arrivals[sequence]!) {
+      const times = arrivals[sequence]!;
+      for (const arrived of times) {
         deliveries += 1;
         fromStart.push(arrived - started[sequence]!);
         afterAck.push(arrived - acked[sequence]!);
       }
+      if (times.length > 0) {
+        firstArrivals.push(Math.min(...times) - started[sequence]!);
+        lastArrivals.push(Math.max(...times) - started[sequence]!);
+      }
     }
-    fromStart.sort((a, b) => a - b);
-    afterAck.sort((a, b) => a - b);
+    const tenth = Math.max(1, Math.floor(updates / 10));
+    const trend = arrivals.filter((_, sequence) => sequence % tenth === 0).map((times, index) =>
+      times.length === 0 ? 'none' : `${Math.round(Math.min(...times) - started[index * tenth]!)}/${Math.round(Math.max(...times) - started[index * tenth]!)}`);
+    plan.progress(`watch: first/last arrival (ms after the write's start) of every ${tenth}th update: ${trend.join(' ')}`);
+    for (const figures of [fromStart, afterAck, firstArrivals, lastArrivals]) figures.sort((a, b) => a - b);
     writeLatencies.sort((a, b) => a - b);
     return {
       watchers, updates, deliveries, missing: watchers * updates - deliveries,
       fromWriteStartP50Ms: percentile(fromStart, 0.5), fromWriteStartP99Ms: percentile(fromStart, 0.99),
       afterAckP50Ms: percentile(afterAck, 0.5), afterAckP99Ms: percentile(afterAck, 0.99),
+      firstArrivalP50Ms: percentile(firstArrivals, 0.5), firstArrivalP99Ms: percentile(firstArrivals, 0.99),
+      lastArrivalP50Ms: percentile(lastArrivals, 0.5), lastArrivalP99Ms: percentile(lastArrivals, 0.99),
       writeP99Ms: percentile(writeLatencies, 0.99),
     };
   } finally {
