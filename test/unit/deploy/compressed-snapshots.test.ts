@@ -1,9 +1,14 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ClusterState } from '../../../actors/index.ts';
-import type { Command } from '../../../actors/index.ts';
+import { ClusterState, encodeCommand } from '../../../actors/index.ts';
+import type { Command, CommandResult } from '../../../actors/index.ts';
+import { RaftNode } from '../../../raft/index.ts';
 import { CompressedSnapshots, isGzip, uncompressedSnapshot } from '../../../deploy/compressed-snapshots.ts';
 import { writeSliced } from '../../../raft/node/snapshot-schedule.ts';
-import { cmKey, create, entry, nsKey, objectFor, update } from '../actors/fixtures.ts';
+import { cmKey, create, entry, envelope, nsKey, objectFor, update } from '../actors/fixtures.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 function filled(count: number): { state: ClusterState; commands: Command[] } {
   const state = new ClusterState();
@@ -49,5 +54,39 @@ describe('CompressedSnapshots', () => {
     expect(compressed.apply(entry(1, create(nsKey('default'))))).toMatchObject({ type: 'stored' });
     expect(compressed.appliedIndex()).toBe(1);
     expect(state.appliedIndex()).toBe(1);
+  });
+
+  it('a Raft member on disk writes gzip snapshots and restarts from them to the same state', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kstore-compressed-snapshots-'));
+    try {
+      const options = { id: 'a', peers: ['a'], dataDir, snapshotEveryEntries: 40 };
+      const first = new ClusterState();
+      const node = await RaftNode.open<CommandResult>({ ...options, stateMachine: new CompressedSnapshots(first) });
+      await waitFor(() => node.status().role === 'leader', { timeoutMs: 10_000, description: 'a leader' });
+      await node.propose(encodeCommand(envelope(create(nsKey('default')), { id: 's', sequence: 1 })));
+      for (let index = 0; index < 120; index++) {
+        const key = cmKey('default', `c${index}`);
+        await node.propose(encodeCommand(envelope(create(key, objectFor(key, { data: { value: 'v'.repeat(100) } })), { id: 's', sequence: index + 2 })));
+      }
+      // The newest snapshot file (read again if it was replaced between listing and reading).
+      const onDisk = await waitFor(async () => {
+        const files = (await readdir(path.join(dataDir, 'snap'))).filter((name) => name.endsWith('.snap')).sort();
+        return files.length === 0 ? undefined : readFile(path.join(dataDir, 'snap', files.at(-1)!));
+      }, { timeoutMs: 10_000, description: 'a snapshot file' });
+      expect(onDisk.includes(Buffer.from([0x1f, 0x8b]))).toBe(true);
+      expect(onDisk.includes(Buffer.from('"appliedIndex"'))).toBe(false);
+      const applied = first.appliedIndex();
+      await node.close();
+      const second = new ClusterState();
+      const reopened = await RaftNode.open<CommandResult>({ ...options, stateMachine: new CompressedSnapshots(second) });
+      try {
+        await waitFor(() => second.appliedIndex() >= applied, { timeoutMs: 10_000, description: 'the restarted member to apply what it had' });
+        expect(second.list({ group: '', resource: 'configmaps', namespace: 'default' }).items).toEqual(first.list({ group: '', resource: 'configmaps', namespace: 'default' }).items);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
