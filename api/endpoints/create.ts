@@ -15,7 +15,7 @@ import { expectObject } from './results.ts';
 import type { Target } from './target.ts';
 import { writeCreate, writeRequestOf } from './write-path.ts';
 import type { WriteRequest } from './write-path.ts';
-import { trackUpdate, updateIdentity } from '../fieldmanager/request.ts';
+import { notOwnedOnCreate, trackCreate, updateIdentity } from '../fieldmanager/request.ts';
 import type { WriteIdentity } from '../fieldmanager/managed-fields.ts';
 
 /**
@@ -43,6 +43,7 @@ export interface Created {
 
 /**
  * Shared by POST, by PUT of an absent object and by a server-side apply that creates.
+ * `object` is handed over: it becomes the created object (or its copies, for a generated name).
  * `identity` is the Update's field manager; undefined when the object's managedFields are
  * already decided (an apply).
  */
@@ -51,11 +52,14 @@ export async function createObject(write: WriteRequest, object: KubeObject, chec
   const generateName = object.metadata.generateName;
   const generated = (object.metadata.name === undefined || object.metadata.name === '') && typeof generateName === 'string' && generateName !== '';
   if (generated && generateName.length > generatedNamePrefixMax) throw badRequest(`metadata.generateName is too long: ${generateName.length} characters`);
+  // Read from the body as sent, before prepareCreate changes it.
+  const notOwned = identity === undefined ? [] : notOwnedOnCreate(target, object);
   for (let attempt = 1; ; attempt++) {
-    const candidate = structuredClone(object);
+    // The caller hands the body over: only a generated name, which may be retried, needs a fresh copy per attempt.
+    const candidate = generated ? structuredClone(object) : object;
     if (generated) candidate.metadata.name = `${generateName}${context.randomSuffix()}`;
     const warnings = prepareCreate(candidate, target, checks, context, write.user);
-    if (identity !== undefined) trackUpdate(undefined, candidate, target, identity, object);
+    if (identity !== undefined) trackCreate(candidate, target, identity, notOwned);
     const name = candidate.metadata.name ?? '';
     const result = await writeCreate(write, candidate);
     if (result.type === 'alreadyExists' && generated && attempt < generatedNameAttemptsMax) continue;

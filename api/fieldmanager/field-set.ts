@@ -86,10 +86,13 @@ export class FieldSet {
 
   /** Adds `path` as a member (its prefixes become children, not members). */
   insert(path: Path): this {
-    if (path.length === 0) return this;
-    const parent = path.slice(0, -1).reduce<FieldSet>((node, element) => node.#child(element), this);
-    parent.#members.add(path.at(-1)!);
+    if (path.length > 0) this.#insertFrom(path, 0);
     return this;
+  }
+
+  #insertFrom(path: Path, depth: number): void {
+    if (depth === path.length - 1) this.#members.add(path[depth]!);
+    else this.#child(path[depth]!).#insertFrom(path, depth + 1);
   }
 
   #child(element: PathElement): FieldSet {

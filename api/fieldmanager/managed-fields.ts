@@ -171,22 +171,26 @@ function isResetRequest(entries: readonly JsonValue[] | undefined): boolean {
  * is taken as given; otherwise (absent, `[]`, invalid) the live object's.
  */
 function startingState(live: KubeObject, next: KubeObject, subresource: string): Map<string, ManagedEntry> {
-  const liveState = (): Map<string, ManagedEntry> => {
-    try {
-      return decodeManagedFields(live.metadata.managedFields);
-    } catch {
-      return new Map();
-    }
-  };
-  if (subresource !== '') return liveState();
+  if (subresource !== '') return liveManagedState(live);
   const requested = next.metadata.managedFields as JsonValue | undefined;
-  if (!Array.isArray(requested) || requested.length === 0) return liveState();
+  if (!Array.isArray(requested) || requested.length === 0) return liveManagedState(live);
   if (isResetRequest(requested)) return new Map();
   try {
     const decoded = decodeManagedFields(requested);
-    return decoded.size === 0 ? liveState() : decoded;
+    return decoded.size === 0 ? liveManagedState(live) : decoded;
   } catch {
-    return liveState();
+    return liveManagedState(live);
+  }
+}
+
+/** The live object's managed state; none when its entries do not decode. */
+function liveManagedState(live: KubeObject): Map<string, ManagedEntry> {
+  const entries = live.metadata.managedFields;
+  if (entries === undefined) return new Map();
+  try {
+    return decodeManagedFields(entries);
+  } catch {
+    return new Map();
   }
 }
 
@@ -210,7 +214,8 @@ export function updateManagedFields(live: KubeObject, next: KubeObject, identity
   const gained = changed.difference(strippedPaths);
   const previous = managed.get(self);
   if (!gained.empty()) {
-    const fields = (previous?.fields ?? new FieldSet()).difference(removed).union(gained).difference(strippedPaths);
+    // Without a previous entry the fields are `gained` itself (it holds no stripped path).
+    const fields = previous === undefined ? gained : previous.fields.difference(removed).union(gained).difference(strippedPaths);
     managed.set(self, {
       manager: identity.manager, operation: 'Update', apiVersion: identity.apiVersion, subresource: identity.subresource,
       time: identity.time, fields,

@@ -13,6 +13,7 @@ import { fieldManagerProblems, managerFromUserAgent, updateManagedFields } from 
 import type { OwnershipScope, WriteIdentity } from './managed-fields.ts';
 import { zeroObject } from './typed.ts';
 import { fieldElement } from './field-set.ts';
+import type { Path } from './field-set.ts';
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
 
@@ -70,8 +71,18 @@ function valueAt(object: KubeObject, path: readonly string[]): unknown {
  * undefined) from the kind's zero object, `requested` being the body as the client sent it.
  */
 export function trackUpdate(live: KubeObject | undefined, next: KubeObject, target: Target, identity: WriteIdentity, requested?: KubeObject): void {
-  const notOwned = live === undefined && requested !== undefined
-    ? (setAfterFieldManager[`${target.kind.group}/${target.kind.kind}`] ?? []).filter((path) => valueAt(requested, path) === undefined).map((path) => path.map(fieldElement))
-    : [];
+  const notOwned = live === undefined && requested !== undefined ? notOwnedOnCreate(target, requested) : [];
   updateManagedFields(live ?? zeroOf(target), next, identity, ownershipScope(target), notOwned);
+}
+
+/** The fields a create does not own (setAfterFieldManager's that `requested`, the body as sent, leaves unset). */
+export function notOwnedOnCreate(target: Target, requested: KubeObject): Path[] {
+  const paths = setAfterFieldManager[`${target.kind.group}/${target.kind.kind}`];
+  if (paths === undefined) return [];
+  return paths.filter((path) => valueAt(requested, path) === undefined).map((path) => path.map(fieldElement));
+}
+
+/** trackUpdate of a create, with the fields it does not own taken from the body before it was prepared. */
+export function trackCreate(next: KubeObject, target: Target, identity: WriteIdentity, notOwned: readonly Path[]): void {
+  updateManagedFields(zeroOf(target), next, identity, ownershipScope(target), notOwned);
 }

@@ -37,9 +37,28 @@ export type TypeNode =
 /** structured-merge-diff's deduced type: what a preserve-unknown-fields node does not declare (maps by key, lists atomic). */
 const deducedSchema: JsonSchema = { 'x-kubernetes-preserve-unknown-fields': true };
 
+const leafNode: TypeNode = { type: 'leaf' };
+
+/**
+ * typeOf's answers for schemas whose type does not depend on the field's name (all but the
+ * arrays: an unmarked list's relation may come from its name). Schemas are not changed after
+ * they are built, so one answer per schema object holds for the life of the process.
+ */
+const typeBySchema = new WeakMap<JsonSchema, TypeNode>();
+
 /** What the schema says a value at a field called `field` is. */
 export function typeOf(schema: JsonSchema | undefined, field?: string): TypeNode {
-  if (!schema) return { type: 'leaf' };
+  if (!schema) return leafNode;
+  if (field !== undefined && schema.type === 'array') return typeOfSchema(schema, field);
+  let node = typeBySchema.get(schema);
+  if (node === undefined) {
+    node = typeOfSchema(schema, undefined);
+    typeBySchema.set(schema, node);
+  }
+  return node;
+}
+
+function typeOfSchema(schema: JsonSchema, field: string | undefined): TypeNode {
   const type = schema.type;
   if (schema['x-kubernetes-preserve-unknown-fields'] === true && type !== 'array' && schema['x-kubernetes-map-type'] !== 'atomic') {
     if (schema.properties !== undefined) return { type: 'struct', fields: schema.properties, extra: typeof schema.additionalProperties === 'object' ? schema.additionalProperties : deducedSchema };
@@ -154,54 +173,76 @@ function canonical(value: JsonValue | undefined): string {
   return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
 }
 
+function isScalar(value: JsonValue | undefined): boolean {
+  return value !== undefined && (value === null || typeof value !== 'object');
+}
+
+function compareLeaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: Path, result: Comparison): void {
+  if (lhs === undefined) result.added.insert(path);
+  else if (rhs === undefined) result.removed.insert(path);
+  else if (!sameJson(lhs, rhs)) result.modified.insert(path);
+}
+
+/** The items of a compared list by path element (several when their keys repeat). */
+function itemsByElement(node: Extract<TypeNode, { type: 'list' }>, items: JsonValue[]): Map<PathElement, JsonValue[]> {
+  const map = new Map<PathElement, JsonValue[]>();
+  items.forEach((item, position) => {
+    const element = itemElement(node, item, position);
+    const same = map.get(element);
+    if (same === undefined) map.set(element, [item]);
+    else same.push(item);
+  });
+  return map;
+}
+
+/** The items of both sides under one path element: one each is a walk, several a whole comparison. */
+function compareItems(l: JsonValue[], r: JsonValue[], itemNode: TypeNode, element: PathElement, path: PathElement[], result: Comparison): void {
+  path.push(element);
+  if (l.length <= 1 && r.length <= 1) walkCompare(l[0], r[0], itemNode, path, result);
+  else if (l.length >= 2 && r.length >= 2) {
+    if (!sameJson(l, r)) result.modified.insert(path);
+  } else if (l.length >= 2) {
+    if (r.length > 0) walkCompare(undefined, r[0], itemNode, path, result);
+    result.removed.insert(path);
+  } else {
+    if (l.length > 0) walkCompare(l[0], undefined, itemNode, path, result);
+    result.added.insert(path);
+  }
+  path.pop();
+}
+
+const noMembers: JsonObject = Object.freeze({}) as JsonObject;
+
+/** `path` is the walk's own stack: extended before a child's walk and restored after it. */
 function walkCompare(lhs: JsonValue | undefined, rhs: JsonValue | undefined, node: TypeNode, path: PathElement[], result: Comparison, root = false): void {
-  const leaf = (): void => {
-    if (lhs === undefined) result.added.insert(path);
-    else if (rhs === undefined) result.removed.insert(path);
-    else if (!sameJson(lhs, rhs)) result.modified.insert(path);
-  };
   const bothEmpty = (lhs === undefined || lhs === null || emptyValue(lhs)) && (rhs === undefined || rhs === null || emptyValue(rhs));
-  const scalar = (value: JsonValue | undefined): boolean => value !== undefined && (value === null || typeof value !== 'object');
   // A list where the schema expects an object (under a deduced type) is compared whole.
   const misplacedList = node.type !== 'list' && (Array.isArray(lhs) || Array.isArray(rhs));
-  if (node.type === 'leaf' || bothEmpty || misplacedList || scalar(lhs) && scalar(rhs) || (scalar(lhs) && rhs === undefined) || (lhs === undefined && scalar(rhs))) {
-    leaf();
+  if (node.type === 'leaf' || bothEmpty || misplacedList || isScalar(lhs) && isScalar(rhs) || (isScalar(lhs) && rhs === undefined) || (lhs === undefined && isScalar(rhs))) {
+    compareLeaf(lhs, rhs, path, result);
     return;
   }
   if (node.type === 'list') {
-    const left = Array.isArray(lhs) ? lhs : [];
-    const right = Array.isArray(rhs) ? rhs : [];
-    const index = (items: JsonValue[]): Map<PathElement, JsonValue[]> => {
-      const map = new Map<PathElement, JsonValue[]>();
-      items.forEach((item, position) => {
-        const element = itemElement(node, item, position);
-        map.set(element, [...(map.get(element) ?? []), item]);
-      });
-      return map;
-    };
-    const leftItems = index(left);
-    const rightItems = index(right);
+    const leftItems = itemsByElement(node, Array.isArray(lhs) ? lhs : []);
+    const rightItems = itemsByElement(node, Array.isArray(rhs) ? rhs : []);
     const itemNode = typeOf(node.items);
-    for (const element of new Set([...leftItems.keys(), ...rightItems.keys()])) {
-      const l = leftItems.get(element) ?? [];
-      const r = rightItems.get(element) ?? [];
-      const itemPath = [...path, element];
-      if (l.length <= 1 && r.length <= 1) walkCompare(l[0], r[0], itemNode, itemPath, result);
-      else if (l.length >= 2 && r.length >= 2) {
-        if (!sameJson(l, r)) result.modified.insert(itemPath);
-      } else if (l.length >= 2) {
-        if (r.length > 0) walkCompare(undefined, r[0], itemNode, itemPath, result);
-        result.removed.insert(itemPath);
-      } else {
-        if (l.length > 0) walkCompare(l[0], undefined, itemNode, itemPath, result);
-        result.added.insert(itemPath);
-      }
-    }
+    for (const [element, l] of leftItems) compareItems(l, rightItems.get(element) ?? [], itemNode, element, path, result);
+    for (const [element, r] of rightItems) if (!leftItems.has(element)) compareItems([], r, itemNode, element, path, result);
   } else {
-    const left = isObject(lhs) ? lhs : {};
-    const right = isObject(rhs) ? rhs : {};
-    for (const name of new Set([...Object.keys(left), ...Object.keys(right)])) {
-      walkCompare(left[name], right[name], typeOf(fieldSchema(node, name), name), [...path, fieldElement(name)], result);
+    // Absent sides read as {} (a missing member reads as what `{}` has under that name).
+    const left = isObject(lhs) ? lhs : noMembers;
+    const right = isObject(rhs) ? rhs : noMembers;
+    for (const name in left) {
+      if (!Object.hasOwn(left, name)) continue;
+      path.push(fieldElement(name));
+      walkCompare(left[name], right[name], typeOf(fieldSchema(node, name), name), path, result);
+      path.pop();
+    }
+    for (const name in right) {
+      if (!Object.hasOwn(right, name) || Object.hasOwn(left, name)) continue;
+      path.push(fieldElement(name));
+      walkCompare(left[name], right[name], typeOf(fieldSchema(node, name), name), path, result);
+      path.pop();
     }
   }
   if (!root) {
