@@ -448,6 +448,52 @@ export function decodePatch(contentType: string, raw: string, options: PatchDeco
  * must stay within a Raft entry (raft/core/limits.ts, 4 MiB).
  */
 export function checkObjectSize(object: unknown): void {
+  // Most objects are far below the limit: a bound of their size spares writing them out.
+  if (jsonBytesBound(object, 0, objectBytesMax) <= objectBytesMax) return;
   const text = JSON.stringify(object) ?? '';
   if (Buffer.byteLength(text, 'utf8') > objectBytesMax) throw requestEntityTooLarge(`Request entity too large: limit is ${objectBytesMax}`);
+}
+
+/** Deeper than this, jsonBytesBound gives up (Infinity) and the object is measured exactly. */
+const boundDepthMax = 64;
+/** The longest number JSON.stringify writes (`-1.7976931348623157e+308`). */
+const numberBytesMax = 24;
+
+/**
+ * At least as many bytes as JSON.stringify(value) has in UTF-8, from the lengths alone: a
+ * UTF-16 unit of a string is at most 6 bytes (`\u001f`, a lone surrogate's escape; a pair
+ * is 4 bytes for two units). Infinity once over `budget`, past boundDepthMax, or for anything
+ * but plain JSON values (a toJSON, an undefined member: the exact measure decides).
+ */
+function jsonBytesBound(value: unknown, depth: number, budget: number): number {
+  if (value === null) return 4;
+  switch (typeof value) {
+    case 'string':
+      return value.length * 6 + 2;
+    case 'number':
+      return numberBytesMax;
+    case 'boolean':
+      return 5;
+    case 'object':
+      break;
+    default:
+      return Number.POSITIVE_INFINITY;
+  }
+  if (depth >= boundDepthMax) return Number.POSITIVE_INFINITY;
+  let total = 2;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      total += jsonBytesBound(item, depth + 1, budget - total) + 1;
+      if (total > budget) return Number.POSITIVE_INFINITY;
+    }
+    return total;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return Number.POSITIVE_INFINITY;
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    total += key.length * 6 + 4 + jsonBytesBound(record[key], depth + 1, budget - total);
+    if (total > budget) return Number.POSITIVE_INFINITY;
+  }
+  return total;
 }

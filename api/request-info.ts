@@ -81,17 +81,20 @@ interface PathSegments {
  * something with a `/` makes the path non-canonical.
  */
 export function pathSegments(rawPath: string): PathSegments {
-  const raw = rawPath.replace(/^\//, '').split('/');
+  const raw = (rawPath.startsWith('/') ? rawPath.slice(1) : rawPath).split('/');
   if (raw.length > 0 && raw.at(-1) === '') raw.pop();
   const segments: string[] = [];
   let canonical = true;
   for (const part of raw) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(part);
-    } catch {
-      const escape = /%(?![0-9a-fA-F]{2}).{0,2}/.exec(part)?.[0] ?? part;
-      return { segments: [], decodeError: `invalid URL escape ${JSON.stringify(escape)}`, canonical: false };
+    let decoded = part;
+    // Without a `%` there is nothing to decode.
+    if (part.includes('%')) {
+      try {
+        decoded = decodeURIComponent(part);
+      } catch {
+        const escape = /%(?![0-9a-fA-F]{2}).{0,2}/.exec(part)?.[0] ?? part;
+        return { segments: [], decodeError: `invalid URL escape ${JSON.stringify(escape)}`, canonical: false };
+      }
     }
     if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/')) canonical = false;
     segments.push(decoded);
@@ -228,10 +231,14 @@ export function resolveRequestInfo(method: string, rawPath: string, query: Query
   const { namespace, parts } = resolveNamespace(segments);
   const target = resolveTarget(parts, verb);
   const resolved = collectionVerb(verb, target.name, query);
-  const info: Omit<RequestInfo, 'target'> = {
+  const resource = target.resource;
+  const subresource = target.subresource;
+  return {
     rejection: notCanonical, options: decodeRequestOptions(resolved.verb, query),
     isResourceRequest: true, path, verb: resolved.verb, apiPrefix: prefix, apiGroup, apiVersion,
-    namespace, resource: target.resource, subresource: target.subresource, name: resolved.name, parts,
+    namespace, resource, subresource, name: resolved.name, parts,
+    target: notCanonical === undefined
+      ? targetOfRequest({ isResourceRequest: true, verb: resolved.verb, apiGroup, apiVersion, namespace, resource, subresource, parts }, kinds)
+      : undefined,
   };
-  return { ...info, target: notCanonical === undefined ? targetOfRequest(info, kinds) : undefined };
 }

@@ -125,34 +125,42 @@ function integerOf(decoder: Decoder, name: string, decoded: boolean): number | u
 
 /** Decodes the options the verb takes from its query; a parameter of another verb's options is ignored. */
 export function decodeRequestOptions(verb: string, query: QueryParameters): RequestOptions {
-  const kinds = new Set(optionsKindsOf(verb));
-  const listing = kinds.has('ListOptions');
-  const deleting = kinds.has('DeleteOptions');
-  const writing = kinds.has('CreateOptions') || kinds.has('UpdateOptions') || kinds.has('PatchOptions') || deleting;
+  const kinds = optionsKindsOf(verb);
+  const listing = kinds.includes('ListOptions');
+  const deleting = kinds.includes('DeleteOptions');
+  const writing = kinds.includes('CreateOptions') || kinds.includes('UpdateOptions') || kinds.includes('PatchOptions') || deleting;
   const decoder: Decoder = { query, problem: undefined };
-  const text = (name: string, decoded: boolean): string | undefined => (decoded ? firstQueryValue(query, name) : undefined);
-  const flag = (name: string, decoded: boolean): boolean | undefined => (decoded ? parseBoolParameter(firstQueryValue(query, name)) : undefined);
   const timeoutSeconds = integerOf(decoder, 'timeoutSeconds', listing);
   const limit = integerOf(decoder, 'limit', listing) ?? 0;
   const gracePeriodSeconds = integerOf(decoder, 'gracePeriodSeconds', deleting);
   return {
-    watch: verb === 'watch' || (flag('watch', listing) ?? false),
-    allowWatchBookmarks: flag('allowWatchBookmarks', listing) ?? false,
-    sendInitialEvents: flag('sendInitialEvents', listing),
+    watch: verb === 'watch' || (flagOf(query, 'watch', listing) ?? false),
+    allowWatchBookmarks: flagOf(query, 'allowWatchBookmarks', listing) ?? false,
+    sendInitialEvents: flagOf(query, 'sendInitialEvents', listing),
     timeoutSeconds,
     limit,
-    resourceVersion: text('resourceVersion', listing || kinds.has('GetOptions')),
-    resourceVersionMatch: text('resourceVersionMatch', listing),
-    continue: text('continue', listing),
-    labelSelector: text('labelSelector', listing),
-    fieldSelector: text('fieldSelector', listing),
+    resourceVersion: textOf(query, 'resourceVersion', listing || kinds.includes('GetOptions')),
+    resourceVersionMatch: textOf(query, 'resourceVersionMatch', listing),
+    continue: textOf(query, 'continue', listing),
+    labelSelector: textOf(query, 'labelSelector', listing),
+    fieldSelector: textOf(query, 'fieldSelector', listing),
     dryRun: writing ? allQueryValues(query, 'dryRun') : [],
-    fieldManager: text('fieldManager', writing && !deleting),
-    fieldValidation: text('fieldValidation', writing && !deleting),
-    force: flag('force', kinds.has('PatchOptions')),
+    fieldManager: textOf(query, 'fieldManager', writing && !deleting),
+    fieldValidation: textOf(query, 'fieldValidation', writing && !deleting),
+    force: flagOf(query, 'force', kinds.includes('PatchOptions')),
     gracePeriodSeconds,
-    orphanDependents: flag('orphanDependents', deleting),
-    propagationPolicy: text('propagationPolicy', deleting),
+    orphanDependents: flagOf(query, 'orphanDependents', deleting),
+    propagationPolicy: textOf(query, 'propagationPolicy', deleting),
     problem: decoder.problem,
   };
+}
+
+/** A text parameter the verb's options decode (undefined when they do not). */
+function textOf(query: QueryParameters, name: string, decoded: boolean): string | undefined {
+  return decoded ? firstQueryValue(query, name) : undefined;
+}
+
+/** A boolean parameter the verb's options decode (undefined when they do not, or it is absent). */
+function flagOf(query: QueryParameters, name: string, decoded: boolean): boolean | undefined {
+  return decoded ? parseBoolParameter(firstQueryValue(query, name)) : undefined;
 }

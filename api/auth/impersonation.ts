@@ -37,6 +37,11 @@ function distinctHeaders(request: FastifyRequest): Record<string, string[]> {
   return headers;
 }
 
+function hasImpersonationHeader(request: FastifyRequest): boolean {
+  for (const name in request.headers) if (name.startsWith('impersonate-')) return true;
+  return false;
+}
+
 function headerValues(request: FastifyRequest, name: string): string[] {
   return distinctHeaders(request)[name] ?? [];
 }
@@ -65,6 +70,8 @@ function describe(requests: readonly ImpersonationRequest[]): string {
 
 export function impersonationRequests(request: FastifyRequest): ImpersonationRequest[] {
   const requests: ImpersonationRequest[] = [];
+  // Most requests impersonate nobody: then Node's per-request copy of the headers is not built.
+  if (!hasImpersonationHeader(request)) return requests;
   const user = headerValues(request, 'impersonate-user')[0] ?? '';
   if (user !== '') {
     const account = splitServiceAccount(user);

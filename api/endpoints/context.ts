@@ -59,7 +59,6 @@ export function queryBoolean(query: Query, name: string): boolean {
   return parseBoolParameter(queryString(query, name)) ?? false;
 }
 
-/** RFC 3339 in whole seconds, as metav1.Time serialises. */
 /**
  * What a command proposed for this request records as its cause: the proposer's time and the
  * authenticated user (shown in the object's lifecycle transitions).
@@ -69,8 +68,18 @@ export function causeOf(request: FastifyRequest, context: { readonly now: () => 
   return { at: formatTime(context.now()), ...(name === undefined || name === '' ? {} : { by: name }) };
 }
 
+/** The last second formatTime formatted, and its text: a burst of writes shares one second. */
+let formattedSecond = Number.NaN;
+let formattedText = '';
+
+/** RFC 3339 in whole seconds, as metav1.Time serialises. */
 export function formatTime(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(date.getTime() / 1000);
+  if (second === formattedSecond) return formattedText;
+  const text = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  formattedSecond = second;
+  formattedText = text;
+  return text;
 }
 
 /** Reads the body as an object of the target's kind, filling apiVersion/kind when absent. */
