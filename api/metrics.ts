@@ -68,8 +68,8 @@ export class ApiMetrics {
     }
   }
 
-  watchEventSent(group: string, resource: string): void {
-    this.#watchEvents.inc({ group, resource });
+  watchEventSent(group: string, resource: string, events = 1): void {
+    this.#watchEvents.inc({ group, resource }, events);
   }
 
   watcherTerminated(): void {

@@ -288,7 +288,7 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
       : undefined;
     for await (const chunk of streamChunks(target, plan, selector, format, includeObjectOf(query))) {
       if (connection.gone) break;
-      for (let sent = 0; sent < chunk.events; sent++) context.metrics.watchEventSent(target.kind.group, target.kind.resource);
+      context.metrics.watchEventSent(target.kind.group, target.kind.resource, chunk.events);
       if (!raw.write(chunk.data)) await connection.writable();
       if (connection.gone) break;
     }

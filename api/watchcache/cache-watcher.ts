@@ -127,8 +127,11 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
 
   /**
    * Everything queued (converted, in order), waiting while nothing is; undefined once the
-   * watcher has ended and its queue is read. A client that fell behind gets what piled up in
-   * one go, so the HTTP side writes it at once instead of an event per write.
+   * watcher has ended and its queue is read. A batch also takes what is offered later in the
+   * same turn of the event loop (it is cut in the loop's check phase): a replica that fell
+   * behind applies several stream messages in one turn, and each watcher then sends their
+   * events in one write instead of one write each, so the cost of catching up shrinks as the
+   * lag grows. Without lag the wait ends within the turn.
    */
   async nextBatch(): Promise<WatcherItem[] | undefined> {
     while (this.#queue.length === 0) {
@@ -138,6 +141,7 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
       });
       this.#wake = undefined;
     }
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const batch = this.#queue.splice(0, this.#queue.length);
     const convert = this.#filter.convert;
     if (convert === undefined) return batch;

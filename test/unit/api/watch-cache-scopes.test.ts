@@ -150,6 +150,21 @@ describe('a watcher batch', () => {
     expect(await watcher.nextBatch()).toBeUndefined();
     cache.close();
   });
+
+  it('takes the events offered later in the same turn of the event loop', async () => {
+    const { backend, push } = pushedEvents();
+    const cache = new WatchCache(new StoreClient(backend));
+    const watcher = cache.watch(0, { matches: () => true });
+    if (watcher === 'expired') throw new Error('expired');
+    const waiting = watcher.nextBatch();
+    push([added('configmaps', 'a', 'y1')]);
+    // Microtasks of the same turn: the waiting batch has been woken by y1 but is not cut yet.
+    await Promise.resolve();
+    await Promise.resolve();
+    push([added('configmaps', 'a', 'y2')]);
+    expect((await waiting)?.map((item) => (item.type === 'BOOKMARK' ? 'bookmark' : item.key.name))).toEqual(['y1', 'y2']);
+    cache.close();
+  });
 });
 
 describe('shared watch frames', () => {
