@@ -235,6 +235,11 @@ export class ClusterState implements StateMachine<CommandResult> {
     return this.state.objects.all().map((record) => ({ key: record.key, object: record.object, lifecycle: lifecycleOfRecord(record) }));
   }
 
+  /** Every stored object with its key, in key order, without building lifecycles (the stored records, read-only). */
+  keyedObjects(): readonly { readonly key: ObjectKey; readonly object: KubeObject }[] {
+    return this.state.objects.all();
+  }
+
   /**
    * Every object stored in `namespace`, of any resource (for the namespace lifecycle
    * controller). O(all objects): namespaces sit in the middle of the key, so this is a scan.

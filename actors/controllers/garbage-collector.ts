@@ -67,7 +67,7 @@ export class GarbageCollector implements Controller {
     this.#stopped = false;
     this.#queue.resume();
     this.#unsubscribe = this.#context.state.subscribe((events) => this.#onEvents(events));
-    for (const { key, object } of this.#context.state.allObjects()) this.#index(key, object);
+    for (const { key, object } of this.#context.state.keyedObjects()) this.#index(key, object);
     for (const [key, node] of this.#byKey) if (this.#needsAttention(node.object)) this.#markDirty(key);
   }
 
