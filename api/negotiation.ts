@@ -63,15 +63,33 @@ function formatFor(range: MediaRange, tableAllowed: boolean, protobufAllowed: bo
 }
 
 /**
+ * The formats of the Accept headers seen last (clients send the same few over and over), by
+ * the flags and the header; emptied when full. Formats are immutable values.
+ */
+const negotiated = new Map<string, ResponseFormat>();
+const negotiatedMax = 256;
+/** Longer Accept headers are negotiated each time (the cache stays small whatever clients send). */
+const negotiatedAcceptLengthMax = 512;
+
+/**
  * Picks the first acceptable representation in the client's order; 406 when none is served.
  * Protobuf is offered when protobufAllowed: the caller knows the body's kind has a protobuf
  * message (objects, lists and, framed, watch events; see codecs/protobuf.ts).
  */
 export function negotiate(accept: string | undefined, tableAllowed: boolean, protobufAllowed = true): ResponseFormat {
   if (accept === undefined || accept.trim() === '') return { type: 'json' };
+  const key = `${tableAllowed ? 't' : '-'}${protobufAllowed ? 'p' : '-'}${accept}`;
+  const known = negotiated.get(key);
+  if (known !== undefined) return known;
   for (const range of parseMediaRanges(accept)) {
     const format = formatFor(range, tableAllowed, protobufAllowed);
-    if (format) return format;
+    if (format) {
+      if (accept.length <= negotiatedAcceptLengthMax) {
+        if (negotiated.size >= negotiatedMax) negotiated.clear();
+        negotiated.set(key, format);
+      }
+      return format;
+    }
   }
   throw notAcceptable(`only the following media types are accepted: application/json, application/yaml${tableAllowed ? ', application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' : ''}`);
 }

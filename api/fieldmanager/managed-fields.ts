@@ -204,7 +204,9 @@ function liveManagedState(live: KubeObject): Map<string, ManagedEntry> {
 export function updateManagedFields(live: KubeObject, next: KubeObject, identity: WriteIdentity, scope: OwnershipScope, notOwned: readonly Path[] = []): void {
   const managed = startingState(live, next, identity.subresource);
   const comparison = compare(comparable(live), comparable(next), scope.schema);
-  const changed = notOwned.reduce((set, path) => set.withoutSubtree(path), scoped(comparison.added.union(comparison.modified), identity, scope));
+  // The comparison's sets are this call's own: `added` can be taken as is when nothing was modified.
+  const addedOrModified = comparison.modified.empty() ? comparison.added : comparison.added.union(comparison.modified);
+  const changed = notOwned.reduce((set, path) => set.withoutSubtree(path), scoped(addedOrModified, identity, scope));
   const removed = scoped(comparison.removed, identity, scope);
   const self = managerIdentity({ manager: identity.manager, operation: 'Update', apiVersion: identity.apiVersion, subresource: identity.subresource });
   for (const [id, entry] of managed) {

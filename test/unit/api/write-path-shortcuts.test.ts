@@ -1,9 +1,11 @@
 // The shortcuts of the write path's per-request work give the answers of the full computation:
 // the object size check (a bound from lengths, the exact UTF-8 measure near the limit),
-// formatTime's per-second reuse, and a request path without escapes.
+// formatTime's per-second reuse, a request path without escapes, and negotiation's memory of
+// Accept headers.
 import { describe, expect, it } from 'vitest';
 import { checkObjectSize } from '../../../api/decode.ts';
 import { formatTime } from '../../../api/endpoints/context.ts';
+import { negotiate } from '../../../api/negotiation.ts';
 import { pathSegments } from '../../../api/request-info.ts';
 import { objectBytesMax } from '../../../api/request-limits.ts';
 import { ApiError } from '../../../api/status.ts';
@@ -76,5 +78,26 @@ describe('pathSegments', () => {
     expect(pathSegments('/api/v1/namespaces/x/configmaps/')).toEqual({ segments: ['api', 'v1', 'namespaces', 'x', 'configmaps'], decodeError: undefined, canonical: true });
     expect(pathSegments('api//v1').canonical).toBe(false);
     expect(pathSegments('/api/v1/%zz').decodeError).toBe('invalid URL escape "%zz"');
+  });
+});
+
+describe('negotiate', () => {
+  it('answers a repeated Accept header as the first time, for each combination of what is allowed', () => {
+    const table = 'application/json;as=Table;v=v1;g=meta.k8s.io, application/json';
+    const protobuf = 'application/vnd.kubernetes.protobuf, application/json';
+    for (let round = 0; round < 3; round++) {
+      expect(negotiate(table, true)).toEqual({ type: 'table' });
+      expect(negotiate(table, false)).toEqual({ type: 'json' });
+      expect(negotiate(protobuf, false)).toEqual({ type: 'protobuf' });
+      expect(negotiate(protobuf, false, false)).toEqual({ type: 'json' });
+      expect(() => negotiate('text/html', false)).toThrow(/only the following media types are accepted/);
+    }
+  });
+
+  it('keeps answering right past the number of headers it remembers', () => {
+    for (let index = 0; index < 600; index++) {
+      expect(negotiate(`application/x-${index}, application/yaml`, false)).toEqual({ type: 'yaml' });
+    }
+    expect(negotiate(`${'application/x, '.repeat(100)}application/json`, false)).toEqual({ type: 'json' });
   });
 });
