@@ -2,8 +2,11 @@
 // watch one namespace from its list resourceVersion while one writer updates a ConfigMap there
 // at a steady pace; for each update and watcher, the event's arrival minus the write's start
 // (includes the commit: an upper bound of commit -> delivery) and minus the write's
-// acknowledgement (negative when the event beat the response), p50/p99, and how many expected
-// events never arrived (10 s after the last write).
+// acknowledgement (negative when the event beat the response), p50/p99, per update its first and
+// its last watcher's arrival (how late the event reached the replica's fan-out, and the fan-out
+// and reading on top), this process's event-loop delay meanwhile (its own share of the arrival
+// times), and how many expected events never arrived (10 s after the last write).
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { BenchClient, WatchStream } from './https-client.ts';
 import { configMap, ensureNamespace, expectStatus } from './https-client.ts';
 import { now } from './load.ts';
@@ -41,6 +44,12 @@ export interface WatchDeliveryResult {
   readonly lastArrivalP50Ms: number | null;
   readonly lastArrivalP99Ms: number | null;
   readonly writeP99Ms: number | null;
+  /**
+   * This process's event-loop delay from the first update to the last delivery (p50/p99/max):
+   * how late it got round to reading a stream that had data, i.e. how much of an arrival time is
+   * the load generator's own queueing rather than the server's delivery.
+   */
+  readonly loadGeneratorLoopDelayMs: { readonly p50: number; readonly p99: number; readonly max: number };
 }
 
 const openBatch = 50;
@@ -77,6 +86,8 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
     const acked: number[] = [];
     const writeLatencies: number[] = [];
     const interval = 1000 / plan.ratePerSecond;
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
     const origin = now();
     for (let sequence = 0; sequence < updates; sequence++) {
       const due = origin + sequence * interval;
@@ -89,6 +100,8 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
     }
     const deadline = now() + deliveryDeadlineMs;
     while (now() < deadline && arrivals.some((times) => times.length < watchers)) await new Promise((resolve) => setTimeout(resolve, 50));
+    loopDelay.disable();
+    const delayMs = (nanoseconds: number): number => Math.round(nanoseconds / 1e4) / 100;
     const fromStart: number[] = [];
     const afterAck: number[] = [];
     const firstArrivals: number[] = [];
@@ -119,6 +132,7 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
       firstArrivalP50Ms: percentile(firstArrivals, 0.5), firstArrivalP99Ms: percentile(firstArrivals, 0.99),
       lastArrivalP50Ms: percentile(lastArrivals, 0.5), lastArrivalP99Ms: percentile(lastArrivals, 0.99),
       writeP99Ms: percentile(writeLatencies, 0.99),
+      loadGeneratorLoopDelayMs: { p50: delayMs(loopDelay.percentile(50)), p99: delayMs(loopDelay.percentile(99)), max: delayMs(loopDelay.max) },
     };
   } finally {
     for (const stream of streams) stream.stop();
