@@ -14,6 +14,7 @@
 // Wiring only: no logic of its own (openNatsStore is also used by in-process tests).
 import path from 'node:path';
 import { ClusterState, decodeCommand } from '../../actors/index.ts';
+import { CompressedSnapshots } from '../compressed-snapshots.ts';
 import type { CommandResult } from '../../actors/index.ts';
 import { connectNats, NatsTransport, ProposalService, RaftNode } from '../../raft/index.ts';
 import { EventPublisher } from '../event-stream/index.ts';
@@ -106,7 +107,9 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
   let node: RaftNode<CommandResult>;
   try {
     node = await RaftNode.open<CommandResult>({
-      id: flags.id, peers: flags.peers, dataDir: flags.dataDir, stateMachine: state, transport, log,
+      // Snapshots gzip-compressed, as kstore server's (the newest stays in memory to send to a
+      // follower); either form restores, so members written before read as they were.
+      id: flags.id, peers: flags.peers, dataDir: flags.dataDir, stateMachine: new CompressedSnapshots(state), transport, log,
       ...(flags.tickIntervalMs === undefined ? {} : { tickIntervalMs: flags.tickIntervalMs }),
     });
   } catch (error) {
