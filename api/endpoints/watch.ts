@@ -22,7 +22,7 @@ import { badRequest, gone, invalid } from '../status.ts';
 import { toTable } from '../table.ts';
 import { partialObjectMetadata, requireItemForm } from '../partial-metadata.ts';
 import { WatcherExpiredError } from '../watchcache/cache-watcher.ts';
-import type { CacheWatcher } from '../watchcache/cache-watcher.ts';
+import type { CacheWatcher, WatcherItem } from '../watchcache/cache-watcher.ts';
 import type { EndpointContext, Query } from './context.ts';
 import { queryBoolean, queryString } from './context.ts';
 import { includeObjectOf } from './get.ts';
@@ -150,7 +150,8 @@ function chunkOf(frames: readonly (string | Buffer)[]): Chunk {
   return { data, events: frames.length };
 }
 
-async function* streamChunks(target: Target, plan: WatchPlan, selector: Selector, format: ResponseFormat, includeObject: IncludeObject): AsyncGenerator<Chunk> {
+/** The initial events (and the closing bookmark) in chunks of about initialChunkBytes, encoded as they are taken. */
+function* initialChunks(target: Target, plan: WatchPlan, format: ResponseFormat, includeObject: IncludeObject): Generator<Chunk> {
   let pending: (string | Buffer)[] = [];
   let pendingBytes = 0;
   for (const item of plan.initial) {
@@ -165,20 +166,26 @@ async function* streamChunks(target: Target, plan: WatchPlan, selector: Selector
   }
   if (plan.bookmarkAfterInitial) pending.push(frame('BOOKMARK', bookmarkObject(target, format, plan.revision, { 'k8s.io/initial-events-end': 'true' }), format));
   if (pending.length > 0) yield chunkOf(pending);
-  for (let batch = await plan.watcher.nextBatch(); batch !== undefined; batch = await plan.watcher.nextBatch()) {
-    const frames: (string | Buffer)[] = [];
-    for (const event of batch) {
-      if (event.type === 'BOOKMARK') {
-        frames.push(frame('BOOKMARK', bookmarkObject(target, format, event.revision), format));
-        continue;
-      }
-      const converted = convertEvent(event, selector);
-      if (converted) frames.push(eventFrame(target, converted.type, converted.object, format, includeObject));
+}
+
+/** One batch of the watcher as one chunk; undefined when nothing in it is for the client. */
+function batchChunk(target: Target, batch: readonly WatcherItem[], selector: Selector, format: ResponseFormat, includeObject: IncludeObject): Chunk | undefined {
+  const frames: (string | Buffer)[] = [];
+  for (const event of batch) {
+    if (event.type === 'BOOKMARK') {
+      frames.push(frame('BOOKMARK', bookmarkObject(target, format, event.revision), format));
+      continue;
     }
-    if (frames.length > 0) yield chunkOf(frames);
+    const converted = convertEvent(event, selector);
+    if (converted) frames.push(eventFrame(target, converted.type, converted.object, format, includeObject));
   }
-  const reason = plan.watcher.closeReason;
-  if (reason instanceof WatcherExpiredError) yield chunkOf([frame('ERROR', gone(reason.message).status, format)]);
+  return frames.length > 0 ? chunkOf(frames) : undefined;
+}
+
+/** The ERROR event a watcher that ended for a re-sync closes its stream with. */
+function closingChunk(watcher: CacheWatcher, format: ResponseFormat): Chunk | undefined {
+  const reason = watcher.closeReason;
+  return reason instanceof WatcherExpiredError ? chunkOf([frame('ERROR', gone(reason.message).status, format)]) : undefined;
 }
 
 /**
@@ -286,13 +293,28 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
     bookmarks = queryBoolean(query, 'allowWatchBookmarks')
       ? setInterval(() => plan.watcher.offerBookmark(context.cache.revision()), context.bookmarkIntervalMs)
       : undefined;
-    for await (const chunk of streamChunks(target, plan, selector, format, includeObjectOf(query))) {
-      if (connection.gone) break;
+    const includeObject = includeObjectOf(query);
+    /** Writes a chunk; false once the client is gone. */
+    const send = async (chunk: Chunk): Promise<boolean> => {
+      if (connection.gone) return false;
       context.metrics.watchEventSent(target.kind.group, target.kind.resource, chunk.events);
       if (!raw.write(chunk.data)) await connection.writable();
-      if (connection.gone) break;
+      return !connection.gone;
+    };
+    let open = true;
+    for (const chunk of initialChunks(target, plan, format, includeObject)) {
+      open = await send(chunk);
+      if (!open) break;
     }
-    if (!connection.gone) raw.end();
+    while (open) {
+      const batch = await plan.watcher.nextBatch();
+      if (batch === undefined) break;
+      const chunk = batchChunk(target, batch, selector, format, includeObject);
+      if (chunk !== undefined) open = await send(chunk);
+    }
+    const closing = open ? closingChunk(plan.watcher, format) : undefined;
+    if (closing !== undefined) open = await send(closing);
+    if (open && !connection.gone) raw.end();
     return reply;
   } finally {
     clearTimeout(timer);

@@ -56,6 +56,19 @@ export interface Bookmark {
 
 export type WatcherItem = ChangeEvent | Bookmark;
 
+let turnEnd: Promise<void> | undefined;
+
+/** Resolves in the event loop's check phase of this turn: one immediate shared by every waiting watcher. */
+function endOfTurn(): Promise<void> {
+  turnEnd ??= new Promise<void>((resolve) => {
+    setImmediate(() => {
+      turnEnd = undefined;
+      resolve();
+    });
+  });
+  return turnEnd;
+}
+
 export class CacheWatcher implements AsyncIterable<WatcherItem> {
   readonly #filter: WatchFilter;
   readonly #onClose: () => void;
@@ -141,7 +154,7 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
       });
       this.#wake = undefined;
     }
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await endOfTurn();
     const batch = this.#queue.splice(0, this.#queue.length);
     const convert = this.#filter.convert;
     if (convert === undefined) return batch;
