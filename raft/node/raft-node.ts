@@ -145,6 +145,7 @@ export class RaftNode<Result> {
       options.stateMachine.restore(snapshot.data, snapshot.meta.index);
     }
     const node = new RaftNode(options, storage);
+    disk.releaseRecovered(); // the core and the state machine hold what they need of it
     await node.#runToQuiet();
     const configuration = node.#core.configuration();
     if (configuration.voters.length === 1 && configuration.voters[0] === options.id) {

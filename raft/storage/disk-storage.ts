@@ -19,14 +19,31 @@ export interface DiskStorageOptions extends WalOptions {
 }
 
 export class DiskStorage implements RaftStorage {
-  readonly recovered: RestoredState;
   readonly wal: Wal;
   readonly #snapshots: SnapshotStore;
+  #recovered: RestoredState | undefined;
 
   private constructor(wal: Wal, snapshots: SnapshotStore, recovered: RestoredState) {
     this.wal = wal;
     this.#snapshots = snapshots;
-    this.recovered = recovered;
+    this.#recovered = recovered;
+  }
+
+  /** What was found on open, until releaseRecovered(). */
+  get recovered(): RestoredState {
+    assert(this.#recovered !== undefined, 'the recovered state was released after the member was restored from it');
+    return this.#recovered;
+  }
+
+  /**
+   * Forgets what was found on open, once the driver restored the core and the state machine from
+   * it: otherwise the log read at start (up to a snapshot interval of commands) and the snapshot
+   * found then would stay in memory for the life of the process, after compaction dropped them
+   * everywhere else.
+   */
+  releaseRecovered(): void {
+    this.#recovered = undefined;
+    this.wal.releaseRecovered();
   }
 
   static async open(dataDir: string, options: DiskStorageOptions = {}): Promise<DiskStorage> {

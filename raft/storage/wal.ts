@@ -50,7 +50,18 @@ interface SegmentInfo {
 }
 
 export class Wal {
-  readonly recovered: WalState;
+  #recovered: WalState | undefined;
+
+  /** What the WAL held when opened, until releaseRecovered(). */
+  get recovered(): WalState {
+    assert(this.#recovered !== undefined, 'the WAL\'s recovered state was released');
+    return this.#recovered;
+  }
+
+  /** Forgets the entries read on open (DiskStorage.releaseRecovered). */
+  releaseRecovered(): void {
+    this.#recovered = undefined;
+  }
   readonly #directory: string;
   readonly #segmentBytesLimit: number;
   readonly #segments: SegmentInfo[];
@@ -62,7 +73,7 @@ export class Wal {
 
   private constructor(directory: string, state: WalState, segment: FileHandle, segments: SegmentInfo[], bytes: number, limit: number) {
     this.#directory = directory;
-    this.recovered = state;
+    this.#recovered = state;
     this.#segment = segment;
     this.#segments = segments;
     this.#segmentBytes = bytes;

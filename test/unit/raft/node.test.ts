@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryHub, NotLeaderError, ProposalDroppedError, RaftNode } from '../../../raft/index.ts';
-import { Wal } from '../../../raft/storage/index.ts';
+import { DiskStorage, Wal } from '../../../raft/storage/index.ts';
 import { RecordingStateMachine } from './recording-state-machine.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -57,6 +57,28 @@ describe('raft node - single member (R=1)', () => {
     expect(reopened.status().appliedIndex).toBe(reopened.status().lastIndex);
     const later = await reopened.propose(encode('after-restart'));
     expect(later.index).toBe(reopened.status().lastIndex);
+  });
+
+  it('forgets the log and snapshot read at start once it is restored from them', async () => {
+    const node = await openSingle();
+    await Promise.all(['x', 'y'].map((value) => node.propose(encode(value))));
+    await node.close();
+    openNodes.pop();
+    let disk: DiskStorage | undefined;
+    const replayed = new RecordingStateMachine();
+    const reopened = await RaftNode.open({
+      id: 'a', peers: ['a'], dataDir: path.join(baseDir, 'a'), stateMachine: replayed,
+      wrapStorage: (storage) => {
+        if (storage instanceof DiskStorage) disk = storage;
+        return storage;
+      },
+    });
+    openNodes.push(reopened);
+    expect(replayed.payloads()).toEqual(['x', 'y']);
+    expect(disk).toBeDefined();
+    expect(() => disk?.recovered).toThrow(/released/);
+    expect(() => disk?.wal.recovered).toThrow(/released/);
+    expect((await reopened.propose(encode('z'))).result).toBe('applied:z');
   });
 
   it('applies every fsynced entry on open even when the stored commit index lagged', async () => {
