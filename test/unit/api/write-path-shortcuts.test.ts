@@ -1,10 +1,11 @@
 // The shortcuts of the write path's per-request work give the answers of the full computation:
 // the object size check (a bound from lengths, the exact UTF-8 measure near the limit),
-// formatTime's per-second reuse, a request path without escapes, and negotiation's memory of
-// Accept headers.
+// formatTime's per-second reuse, a request path without escapes, negotiation's memory of
+// Accept headers, and the duplicate-key scan stepping over value strings.
 import { describe, expect, it } from 'vitest';
 import { checkObjectSize } from '../../../api/decode.ts';
 import { formatTime } from '../../../api/endpoints/context.ts';
+import { duplicateFields } from '../../../api/duplicate-fields.ts';
 import { negotiate } from '../../../api/negotiation.ts';
 import { pathSegments } from '../../../api/request-info.ts';
 import { objectBytesMax } from '../../../api/request-limits.ts';
@@ -99,5 +100,13 @@ describe('negotiate', () => {
       expect(negotiate(`application/x-${index}, application/yaml`, false)).toEqual({ type: 'yaml' });
     }
     expect(negotiate(`${'application/x, '.repeat(100)}application/json`, false)).toEqual({ type: 'json' });
+  });
+});
+
+describe('duplicateFields', () => {
+  it('steps over value strings whatever they hold, and reads escaped keys', () => {
+    const text = String.raw`{"a":"x\\","b":"\"{,}\"","a":1,"c\"d":{"e":"\\\"","e":[],"\u0065":2},"c\"d":null,"f":"\\"}`;
+    JSON.parse(text);
+    expect(duplicateFields(text)).toEqual(['a', 'c"d.e', 'c"d']);
   });
 });
