@@ -60,187 +60,227 @@ function isHex(code: number): boolean {
 
 /** Scans `text` as one JSON value; see the module comment. */
 export function scanJson(text: string, options: ScanOptions): ScanResult {
-  const frames: Frame[] = [];
+  return new JsonScanner(text, options).scan();
+}
+
+/**
+ * One scan's state. A class rather than closures over locals: the scanner runs on every JSON
+ * body, and a function's inner named closures are created (and, under the TypeScript loader,
+ * named) on every call.
+ */
+class JsonScanner {
+  readonly #text: string;
+  readonly #options: ScanOptions;
+  readonly #length: number;
+  #position = 0;
+  readonly #frames: Frame[] = [];
   // The key of each open object's current member (start and end of its quoted text) and the
   // position of each open array's current element; read only to build a path on demand.
-  const keyStart: number[] = [];
-  const keyEnd: number[] = [];
-  const index: number[] = [];
-  let position = 0;
-  const length = text.length;
+  readonly #keyStart: number[] = [];
+  readonly #keyEnd: number[] = [];
+  readonly #index: number[] = [];
+
+  constructor(text: string, options: ScanOptions) {
+    this.#text = text;
+    this.#options = options;
+    this.#length = text.length;
+  }
 
   // At the end of the text Go's scanner is fed one space: a state that cannot take it reports
   // "invalid character ' ' <context>", any other "unexpected end of JSON input".
-  const fail = (kind: 'syntax' | 'depth', at: number, context: string): ScanResult => {
-    if (at < length) return { ok: false, kind, message: `invalid character ${goQuoteChar(text, at)} ${context}`, offset: at };
+  #fail(kind: 'syntax' | 'depth', at: number, context: string): ScanResult {
+    const length = this.#length;
+    if (at < length) return { ok: false, kind, message: `invalid character ${goQuoteChar(this.#text, at)} ${context}`, offset: at };
     return { ok: false, kind: 'syntax', message: context === '' ? 'unexpected end of JSON input' : `invalid character ' ' ${context}`, offset: length };
-  };
+  }
 
-  const pathOf = (): PathSegment[] => frames.map((frame, depth) => (frame === Frame.ArrayValue
-    ? index[depth]!
-    : JSON.parse(text.slice(keyStart[depth]!, keyEnd[depth]!)) as string));
+  #pathOf(): PathSegment[] {
+    return this.#frames.map((frame, depth) => (frame === Frame.ArrayValue
+      ? this.#index[depth]!
+      : JSON.parse(this.#text.slice(this.#keyStart[depth]!, this.#keyEnd[depth]!)) as string));
+  }
 
-  const skipSpace = (): void => {
+  #skipSpace(): void {
+    const text = this.#text;
+    const length = this.#length;
+    let position = this.#position;
     while (position < length && isSpace(text.charCodeAt(position))) position++;
-  };
+    this.#position = position;
+  }
 
   /** Scans a string starting at its opening quote; returns the failure, if any. */
-  const scanString = (): ScanResult | undefined => {
-    position++;
+  #scanString(): ScanResult | undefined {
+    const text = this.#text;
+    const length = this.#length;
+    let position = this.#position + 1;
     for (;;) {
-      if (position >= length) return fail('syntax', position, '');
+      if (position >= length) return this.#fail('syntax', position, '');
       const code = text.charCodeAt(position);
       if (code === 0x22) {
-        position++;
+        this.#position = position + 1;
         return undefined;
       }
-      if (code < 0x20) return fail('syntax', position, 'in string literal');
+      if (code < 0x20) return this.#fail('syntax', position, 'in string literal');
       if (code !== 0x5c) {
         position++;
         continue;
       }
       position++;
-      if (position >= length) return fail('syntax', position, 'in string escape code');
+      if (position >= length) return this.#fail('syntax', position, 'in string escape code');
       const escape = text.charCodeAt(position);
       if (escape === 0x75) {
         for (let digit = 1; digit <= 4; digit++) {
-          if (position + digit >= length) return fail('syntax', length, 'in \\u hexadecimal character escape');
-          if (!isHex(text.charCodeAt(position + digit))) return fail('syntax', position + digit, 'in \\u hexadecimal character escape');
+          if (position + digit >= length) return this.#fail('syntax', length, 'in \\u hexadecimal character escape');
+          if (!isHex(text.charCodeAt(position + digit))) return this.#fail('syntax', position + digit, 'in \\u hexadecimal character escape');
         }
         position += 5;
       } else if ('bfnrt\\/"'.includes(text[position]!)) {
         position++;
       } else {
-        return fail('syntax', position, 'in string escape code');
+        return this.#fail('syntax', position, 'in string escape code');
       }
     }
-  };
+  }
+
   /** An object key (its string) and the colon after it; `position` ends past the colon. */
-  const scanKey = (depth: number): ScanResult | undefined => {
-    if (position >= length) return fail('syntax', position, '');
-    if (text.charCodeAt(position) !== 0x22) return fail('syntax', position, 'looking for beginning of object key string');
-    keyStart[depth] = position;
-    const failure = scanString();
+  #scanKey(depth: number): ScanResult | undefined {
+    const text = this.#text;
+    if (this.#position >= this.#length) return this.#fail('syntax', this.#position, '');
+    if (text.charCodeAt(this.#position) !== 0x22) return this.#fail('syntax', this.#position, 'looking for beginning of object key string');
+    this.#keyStart[depth] = this.#position;
+    const failure = this.#scanString();
     if (failure) return failure;
-    keyEnd[depth] = position;
-    skipSpace();
-    if (position >= length) return fail('syntax', position, '');
-    if (text.charCodeAt(position) !== 0x3a) return fail('syntax', position, 'after object key');
-    position++;
+    this.#keyEnd[depth] = this.#position;
+    this.#skipSpace();
+    if (this.#position >= this.#length) return this.#fail('syntax', this.#position, '');
+    if (text.charCodeAt(this.#position) !== 0x3a) return this.#fail('syntax', this.#position, 'after object key');
+    this.#position++;
     return undefined;
-  };
+  }
 
   /** Scans a number literal (its first character is '-' or a digit). */
-  const scanNumber = (): ScanResult | undefined => {
-    const start = position;
+  #scanNumber(): ScanResult | undefined {
+    const text = this.#text;
+    const length = this.#length;
+    const start = this.#position;
+    let position = start;
     if (text.charCodeAt(position) === 0x2d) {
       position++;
-      if (!isDigit(text.charCodeAt(position))) return fail('syntax', position, 'in numeric literal');
+      if (!isDigit(text.charCodeAt(position))) return this.#fail('syntax', position, 'in numeric literal');
     }
     if (text.charCodeAt(position) === 0x30) position++;
     else while (position < length && isDigit(text.charCodeAt(position))) position++;
     if (position < length && text.charCodeAt(position) === 0x2e) {
       position++;
-      if (!isDigit(text.charCodeAt(position))) return fail('syntax', position, 'after decimal point in numeric literal');
+      if (!isDigit(text.charCodeAt(position))) return this.#fail('syntax', position, 'after decimal point in numeric literal');
       while (position < length && isDigit(text.charCodeAt(position))) position++;
     }
     if (position < length && (text.charCodeAt(position) | 0x20) === 0x65) {
       position++;
       if (position < length && (text.charCodeAt(position) === 0x2b || text.charCodeAt(position) === 0x2d)) position++;
-      if (!isDigit(text.charCodeAt(position))) return fail('syntax', position, 'in exponent of numeric literal');
+      if (!isDigit(text.charCodeAt(position))) return this.#fail('syntax', position, 'in exponent of numeric literal');
       while (position < length && isDigit(text.charCodeAt(position))) position++;
     }
-    if (options.onNumber) {
-      const problem = options.onNumber(text.slice(start, position), pathOf);
+    this.#position = position;
+    const onNumber = this.#options.onNumber;
+    if (onNumber) {
+      const problem = onNumber(text.slice(start, position), () => this.#pathOf());
       if (problem !== undefined) return { ok: false, kind: 'number', message: problem, offset: start };
     }
     return undefined;
-  };
+  }
 
-  const scanLiteral = (word: string): ScanResult | undefined => {
+  #scanLiteral(word: string): ScanResult | undefined {
+    const text = this.#text;
+    const position = this.#position;
     for (let at = 1; at < word.length; at++) {
-      if (text[position + at] !== word[at]) return fail('syntax', position + at, `in literal ${word} (expecting '${word[at]}')`);
+      if (text[position + at] !== word[at]) return this.#fail('syntax', position + at, `in literal ${word} (expecting '${word[at]}')`);
     }
-    position += word.length;
+    this.#position = position + word.length;
     return undefined;
-  };
+  }
 
-  // The main loop: at the top, a value is expected; after a value, the enclosing frame decides.
-  let expectValue = true;
-  for (;;) {
-    skipSpace();
-    if (expectValue) {
-      if (position >= length) return fail('syntax', position, '');
-      const code = text.charCodeAt(position);
-      if (code === 0x7b || code === 0x5b) {
-        const depth = frames.length;
-        frames.push(code === 0x7b ? Frame.ObjectKey : Frame.ArrayValue);
-        if (frames.length > options.depthMax) return fail('depth', position, 'exceeded max depth');
-        index[depth] = 0;
-        position++;
-        skipSpace();
-        if (code === 0x5b) {
-          if (position < length && text.charCodeAt(position) === 0x5d) {
-            position++;
+  scan(): ScanResult {
+    const text = this.#text;
+    const length = this.#length;
+    const frames = this.#frames;
+    // The main loop: at the top, a value is expected; after a value, the enclosing frame decides.
+    let expectValue = true;
+    for (;;) {
+      this.#skipSpace();
+      if (expectValue) {
+        if (this.#position >= length) return this.#fail('syntax', this.#position, '');
+        const code = text.charCodeAt(this.#position);
+        if (code === 0x7b || code === 0x5b) {
+          const depth = frames.length;
+          frames.push(code === 0x7b ? Frame.ObjectKey : Frame.ArrayValue);
+          if (frames.length > this.#options.depthMax) return this.#fail('depth', this.#position, 'exceeded max depth');
+          this.#index[depth] = 0;
+          this.#position++;
+          this.#skipSpace();
+          if (code === 0x5b) {
+            if (this.#position < length && text.charCodeAt(this.#position) === 0x5d) {
+              this.#position++;
+              frames.pop();
+              expectValue = false;
+            }
+            continue;
+          }
+          if (this.#position < length && text.charCodeAt(this.#position) === 0x7d) {
+            this.#position++;
             frames.pop();
             expectValue = false;
+            continue;
           }
+          // An object's first key.
+          const failure = this.#scanKey(depth);
+          if (failure) return failure;
+          frames[depth] = Frame.ObjectValue;
           continue;
         }
-        if (position < length && text.charCodeAt(position) === 0x7d) {
-          position++;
-          frames.pop();
-          expectValue = false;
-          continue;
-        }
-        // An object's first key.
-        const failure = scanKey(depth);
+        let failure: ScanResult | undefined;
+        if (code === 0x22) failure = this.#scanString();
+        else if (code === 0x2d || isDigit(code)) failure = this.#scanNumber();
+        else if (code === 0x74) failure = this.#scanLiteral('true');
+        else if (code === 0x66) failure = this.#scanLiteral('false');
+        else if (code === 0x6e) failure = this.#scanLiteral('null');
+        else return this.#fail('syntax', this.#position, 'looking for beginning of value');
         if (failure) return failure;
-        frames[depth] = Frame.ObjectValue;
+        expectValue = false;
         continue;
       }
-      let failure: ScanResult | undefined;
-      if (code === 0x22) failure = scanString();
-      else if (code === 0x2d || isDigit(code)) failure = scanNumber();
-      else if (code === 0x74) failure = scanLiteral('true');
-      else if (code === 0x66) failure = scanLiteral('false');
-      else if (code === 0x6e) failure = scanLiteral('null');
-      else return fail('syntax', position, 'looking for beginning of value');
-      if (failure) return failure;
-      expectValue = false;
-      continue;
-    }
-    // After a value.
-    const depth = frames.length - 1;
-    if (depth < 0) {
-      if (position < length) return fail('syntax', position, 'after top-level value');
-      return { ok: true };
-    }
-    if (position >= length) return fail('syntax', position, '');
-    const code = text.charCodeAt(position);
-    if (frames[depth] === Frame.ArrayValue) {
-      if (code === 0x2c) {
-        index[depth]!++;
-        position++;
-        expectValue = true;
-      } else if (code === 0x5d) {
-        position++;
-        frames.pop();
-      } else {
-        return fail('syntax', position, 'after array element');
+      // After a value.
+      const depth = frames.length - 1;
+      if (depth < 0) {
+        if (this.#position < length) return this.#fail('syntax', this.#position, 'after top-level value');
+        return { ok: true };
       }
-      continue;
+      if (this.#position >= length) return this.#fail('syntax', this.#position, '');
+      const code = text.charCodeAt(this.#position);
+      if (frames[depth] === Frame.ArrayValue) {
+        if (code === 0x2c) {
+          this.#index[depth]!++;
+          this.#position++;
+          expectValue = true;
+        } else if (code === 0x5d) {
+          this.#position++;
+          frames.pop();
+        } else {
+          return this.#fail('syntax', this.#position, 'after array element');
+        }
+        continue;
+      }
+      if (code === 0x7d) {
+        this.#position++;
+        frames.pop();
+        continue;
+      }
+      if (code !== 0x2c) return this.#fail('syntax', this.#position, 'after object key:value pair');
+      this.#position++;
+      this.#skipSpace();
+      const failure = this.#scanKey(depth);
+      if (failure) return failure;
+      expectValue = true;
     }
-    if (code === 0x7d) {
-      position++;
-      frames.pop();
-      continue;
-    }
-    if (code !== 0x2c) return fail('syntax', position, 'after object key:value pair');
-    position++;
-    skipSpace();
-    const failure = scanKey(depth);
-    if (failure) return failure;
-    expectValue = true;
   }
 }
