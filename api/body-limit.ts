@@ -128,10 +128,9 @@ class BodyRead {
     this.#timeoutMs = limits.timeoutMs ?? bodyReadTimeoutMsDefault;
     this.#minBytesPerSecond = limits.minBytesPerSecond ?? bodyReadMinBytesPerSecondDefault;
     this.#rateGraceMs = limits.rateGraceMs ?? bodyReadRateGraceMsDefault;
-    const finished = (): void => this.#stop();
-    raw.once('end', finished);
+    raw.once('end', () => this.#stop());
     raw.once('close', () => {
-      finished();
+      this.#stop();
       this.#draining?.('closed');
     });
     this.#schedule();
