@@ -51,25 +51,11 @@ function transitionOf(event: LifecycleTransition['event'], from: DeletionStateNa
 }
 
 /**
- * The deletion machine's initial persisted state of an object created without finalizers (most
- * objects), computed once by the machine itself and shared, frozen, by every such record: the
- * same value the machine returns for each, without running it per create.
- */
-let liveWithoutFinalizers: PersistedDeletion | undefined;
-
-/** The initial deletion lifecycle for `finalizers` (the shared one when there are none). */
-function initialLifecycle(finalizers: readonly string[]): PersistedDeletion {
-  if (finalizers.length > 0) return initialDeletion({ finalizers });
-  liveWithoutFinalizers ??= deepFreeze(initialDeletion({ finalizers: [] }));
-  return liveWithoutFinalizers;
-}
-
-/**
  * `lifecycle`, or the shared initial state when it is equal to it (records read back from a
  * snapshot), so restored records share it as created ones do.
  */
 export function sharedLifecycle(lifecycle: PersistedDeletion): PersistedDeletion {
-  const live = initialLifecycle([]);
+  const live = initialDeletion({ finalizers: [] }); // one shared frozen snapshot (deletion.ts)
   return lifecycle === live || !jsonEqual(lifecycle, live) ? lifecycle : live;
 }
 
@@ -162,7 +148,7 @@ export function createRecord(key: ObjectKey, object: KubeObject, revision: numbe
   delete metadata.deletionTimestamp; // server-owned: only a delete sets it
   delete metadata.deletionGracePeriodSeconds;
   const stored = storedJson.compactFrozen({ ...object, metadata });
-  const lifecycle = initialLifecycle(finalizersOf(stored));
+  const lifecycle = initialDeletion({ finalizers: finalizersOf(stored) });
   const record: ResourceRecord = { key: sharedKeyParts(key), object: stored, lifecycle, transitions: [transitionOf('CREATE', null, 'live', revision, cause)] };
   if (!isBootstrapTokenSecret(key, stored)) return deepFreeze(record);
   const data = tokenSecretData(stored);
