@@ -229,8 +229,10 @@ export class FieldSet {
   #emit(includeSelf: boolean): JsonObject {
     const result: JsonObject = {};
     if (includeSelf) result['.'] = {};
-    const elements = [...new Set([...this.#members, ...[...this.#children].filter(([, child]) => !child.empty()).map(([element]) => element)])]
-      .sort(compareElements);
+    // The members, then the other elements with a non-empty subtree (the order a stable sort keeps for equal elements).
+    const elements = [...this.#members];
+    for (const [element, child] of this.#children) if (!this.#members.has(element) && !child.empty()) elements.push(element);
+    elements.sort(compareElements);
     for (const element of elements) {
       const child = this.#children.get(element);
       const member = this.#members.has(element);

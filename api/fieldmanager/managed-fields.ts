@@ -37,11 +37,10 @@ const strippedPaths = FieldSet.of(
 
 /** The identity of an entry (BuildManagerIdentifier: no time, no fields; appliers without apiVersion). */
 export function managerIdentity(entry: Pick<ManagedEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
-  return JSON.stringify({
-    manager: entry.manager, operation: entry.operation,
-    ...(entry.operation === 'Apply' ? {} : { apiVersion: entry.apiVersion }),
-    ...(entry.subresource ? { subresource: entry.subresource } : {}),
-  });
+  // The JSON of {manager, operation, apiVersion (updaters), subresource (when set)}, written directly.
+  const version = entry.operation === 'Apply' ? '' : `,"apiVersion":${JSON.stringify(entry.apiVersion)}`;
+  const subresource = entry.subresource ? `,"subresource":${JSON.stringify(entry.subresource)}` : '';
+  return `{"manager":${JSON.stringify(entry.manager)},"operation":${JSON.stringify(entry.operation)}${version}${subresource}}`;
 }
 
 export class ManagedFieldsError extends Error {}
@@ -103,6 +102,7 @@ export function encodeManagedFields(managed: Map<string, ManagedEntry>): JsonVal
 
 /** capManagersManager: more than 10 Update entries → the oldest merged, per apiVersion, into `ancient-changes`. */
 function capUpdateManagers(managed: Map<string, ManagedEntry>): void {
+  if (managed.size <= maxUpdateManagers) return;
   const updaters = [...managed.entries()].filter(([, entry]) => entry.operation === 'Update');
   if (updaters.length <= maxUpdateManagers) return;
   updaters.sort(([idA, a], [idB, b]) => seconds(a.time) - seconds(b.time) || compareStrings(idA, idB));
@@ -157,6 +157,8 @@ function scoped(set: FieldSet, identity: WriteIdentity, scope: OwnershipScope): 
 }
 
 function comparable(object: KubeObject): JsonValue {
+  // The walks only read: an object without the member is compared as it is.
+  if (!Object.hasOwn(object.metadata, 'managedFields')) return object as unknown as JsonValue;
   const { managedFields: _managedFields, ...metadata } = object.metadata;
   return { ...object, metadata } as unknown as JsonValue;
 }
