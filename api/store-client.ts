@@ -39,18 +39,19 @@ const retryAfterSeconds = 1;
 
 export class StoreClient {
   readonly #backend: StoreBackend;
+  readonly #deadlines = new StoreCallDeadlines();
 
   constructor(backend: StoreBackend) {
     this.#backend = backend;
   }
 
-  async propose(command: Command): Promise<CommandResult> {
-    return withDeadline(this.#backend.propose(command), 'the write did not complete in time; it may or may not have been stored');
+  propose(command: Command): Promise<CommandResult> {
+    return withDeadline(this.#deadlines, this.#backend.propose(command), 'the write did not complete in time; it may or may not have been stored');
   }
 
   /** Most Recent read point (linearizable): waits until reads reflect every earlier write. */
-  async readIndex(): Promise<number> {
-    return withDeadline(this.#backend.readIndex(), 'the store did not confirm a read point in time');
+  readIndex(): Promise<number> {
+    return withDeadline(this.#deadlines, this.#backend.readIndex(), 'the store did not confirm a read point in time');
   }
 
   get(key: ObjectKey): KubeObject | undefined {
@@ -83,29 +84,90 @@ export class StoreClient {
   }
 }
 
-async function withDeadline<T>(work: Promise<T>, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(serverTimeout(message, retryAfterSeconds)), storeRequestTimeoutMs);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    const name = error instanceof Error ? error.name : '';
-    // StoreDeadlineError: the NATS store client (deploy/store-client.ts) found no leader in time.
-    if (name === 'NotLeaderError' || name === 'ProposalDroppedError' || name === 'StoreDeadlineError') {
-      throw serviceUnavailable(`the store is not available: ${(error as Error).message}`, retryAfterSeconds);
-    }
-    // NodeFailedError: the one member of `kstore server` cannot write (its storage failed) and
-    // is recovering in process; reads go on.
-    if (name === 'NodeFailedError') {
-      throw serviceUnavailable(`the store cannot take writes: ${(error as Error).message}; reads are served, writes resume once the data dir can be written again`, retryAfterSeconds);
-    }
-    // StorageAlarmError: a member's space alarm is raised (deploy/storage-quota.ts).
-    if (name === 'StorageAlarmError') throw databaseSpaceExceeded((error as Error).message);
-    throw error;
-  } finally {
-    clearTimeout(timer);
+/** One store call waiting for its outcome or its deadline. */
+interface PendingStoreCall {
+  readonly deadline: number;
+  readonly message: string;
+  readonly reject: (error: unknown) => void;
+  done: boolean;
+}
+
+/**
+ * The deadlines of every store call in flight, under one timer. Every call waits the same
+ * storeRequestTimeoutMs, so calls expire in the order they began: a Set keeps that order, the
+ * timer is armed for the oldest call only, and a call that settles leaves the Set. (A timer per
+ * call was a setTimeout and a clearTimeout on every write.)
+ */
+class StoreCallDeadlines {
+  readonly #pending = new Set<PendingStoreCall>();
+  #timer: NodeJS.Timeout | undefined;
+
+  add(call: PendingStoreCall): void {
+    this.#pending.add(call);
+    if (this.#timer === undefined) this.#arm(call.deadline);
   }
+
+  remove(call: PendingStoreCall): void {
+    this.#pending.delete(call);
+    // Left armed while calls wait: the oldest one's deadline re-arms it when it fires.
+    if (this.#pending.size === 0 && this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  #arm(deadline: number): void {
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, deadline - performance.now()));
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    const now = performance.now();
+    for (const call of this.#pending) {
+      if (call.deadline > now) {
+        this.#arm(call.deadline);
+        return;
+      }
+      this.#pending.delete(call);
+      call.done = true;
+      call.reject(serverTimeout(call.message, retryAfterSeconds));
+    }
+  }
+}
+
+/** `work`'s outcome, its failure mapped to an API status, or a 504 once storeRequestTimeoutMs passed. */
+function withDeadline<T>(deadlines: StoreCallDeadlines, work: Promise<T>, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const call: PendingStoreCall = { deadline: performance.now() + storeRequestTimeoutMs, message, reject, done: false };
+    deadlines.add(call);
+    work.then((value) => {
+      if (call.done) return;
+      call.done = true;
+      deadlines.remove(call);
+      resolve(value);
+    }, (error: unknown) => {
+      if (call.done) return;
+      call.done = true;
+      deadlines.remove(call);
+      reject(storeCallError(error));
+    });
+  });
+}
+
+/** What a store backend's failure becomes for the client. */
+function storeCallError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  const name = error instanceof Error ? error.name : '';
+  // StoreDeadlineError: the NATS store client (deploy/store-client.ts) found no leader in time.
+  if (name === 'NotLeaderError' || name === 'ProposalDroppedError' || name === 'StoreDeadlineError') {
+    return serviceUnavailable(`the store is not available: ${(error as Error).message}`, retryAfterSeconds);
+  }
+  // NodeFailedError: the one member of `kstore server` cannot write (its storage failed) and
+  // is recovering in process; reads go on.
+  if (name === 'NodeFailedError') {
+    return serviceUnavailable(`the store cannot take writes: ${(error as Error).message}; reads are served, writes resume once the data dir can be written again`, retryAfterSeconds);
+  }
+  // StorageAlarmError: a member's space alarm is raised (deploy/storage-quota.ts).
+  if (name === 'StorageAlarmError') return databaseSpaceExceeded((error as Error).message);
+  return error;
 }
