@@ -8,22 +8,32 @@
 // 2. fill: `--concurrency` keep-alive HTTPS clients create N ConfigMaps (default 100,000, each
 //    with `--value-bytes` of data: ~1.1 KB of JSON at the default) in one namespace; reports
 //    creates/s and the server's CPU ms per create (utime + stime from /proc/<pid>/stat);
-// 3. settle (RSS sampled each second until it moves less than 1% over three samples), then
-//    RSS per object = (RSS filled − RSS empty) / N. The V8 heap is read from the server's own
-//    `--trace-gc` lines (a documented V8 flag, passed to node only here): heap used
-//    after the last full (Mark-Compact) collection, filled minus empty, per object;
+// 3. settle (RSS sampled each second until it moves less than 1% over three samples), force two
+//    full garbage collections in the server through its V8 inspector (the bench starts it with
+//    node's `--inspect=127.0.0.1:0`; nothing is exposed by the product: inspector-gc.ts), then
+//    read VmRSS, process.memoryUsage() (heap used/committed, external, array buffers) and
+//    /proc/<pid>/smaps_rollup; per object = (filled − empty) / N for each. The empty figures are
+//    taken the same way. Also the server's newest Raft snapshot (index, bytes: its log line) and
+//    the applied index (the list's resourceVersion): what the Raft log still holds;
 // 4. list paging: walks the whole namespace with limit=500 and continue tokens, p50/p99/max per
 //    page; then one unchunked list (time to the last byte);
 // 5. restart: SIGTERM, start again on the same data directory, time from spawn to /readyz 200;
 //    the same after SIGKILL (the WAL tail is replayed).
 //
-// Flags: --objects N (default 100000) --concurrency N (default 64) --value-bytes N (default 700)
+// With `--target cluster`: `kstore cluster up` (3 stores, 2 API replicas; every kstore process
+// started with NODE_OPTIONS=--inspect=127.0.0.1:0 in the bench's environment), filled through
+// both API replicas, and the same memory figures for each store member (the store process, not
+// its supervisor) and each API replica; then the list paging on one replica; no restart step.
+//
+// Flags: --target server|cluster (default server) --objects N (default 100000) --concurrency N (default 64) --value-bytes N (default 700)
 // --page-limit N (default 500) --heap-snapshot DIR (after the fill, the server writes a V8 heap
 // snapshot there on SIGUSR2 through --heapsnapshot-signal; for docs/memory-and-restart.md; the
 // RSS figures are taken before it) --data-dir DIR (an empty directory to use and keep, e.g. to
 // profile a restart of it afterwards; default a temporary one, removed). Use a smaller
 // --objects while developing.
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,6 +44,8 @@ import { repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { BenchClient } from './https-client.ts';
+import { memoryAfterFullGc } from './inspector-gc.ts';
+import type { MemoryAfterGc } from './inspector-gc.ts';
 import { now } from './load.ts';
 
 const { values: flags } = parseArgs({
@@ -44,6 +56,7 @@ const { values: flags } = parseArgs({
     'page-limit': { type: 'string', default: '500' },
     'heap-snapshot': { type: 'string' },
     'data-dir': { type: 'string' },
+    target: { type: 'string', default: 'server' },
   },
 });
 
@@ -58,6 +71,8 @@ const concurrency = positiveInteger('concurrency', flags.concurrency);
 const valueBytes = positiveInteger('value-bytes', flags['value-bytes']);
 const pageLimit = positiveInteger('page-limit', flags['page-limit']);
 const heapSnapshotDir = flags['heap-snapshot'] === undefined ? undefined : path.resolve(flags['heap-snapshot']);
+const target = flags.target;
+if (target !== 'server' && target !== 'cluster') throw new TypeError(`--target takes server or cluster, got ${String(target)}`);
 const namespace = 'scale';
 const clockTicksPerSecond = 100;
 
@@ -101,14 +116,6 @@ async function settledRss(pid: number): Promise<number> {
     if (recent.length === 3 && Math.max(...recent) - Math.min(...recent) <= 0.01 * Math.max(...recent)) break;
   }
   return samples.at(-1)!;
-}
-
-/** Heap used and committed after the newest Mark-Compact in the server's --trace-gc output, bytes. */
-function heapAfterLastFullGc(output: string): { used: number; committed: number } | null {
-  const pattern = /Mark-Compact[^\d]*[\d.]+ \([\d.]+\) -> ([\d.]+) \(([\d.]+)\) MB/g;
-  let last: { used: number; committed: number } | null = null;
-  for (const match of output.matchAll(pattern)) last = { used: Number(match[1]) * 2 ** 20, committed: Number(match[2]) * 2 ** 20 };
-  return last;
 }
 
 /** A `kstore server` started by this bench with its own node flags (KstoreProcess passes none). */
@@ -169,16 +176,19 @@ function configMap(index: number, value: string): Record<string, unknown> {
   };
 }
 
-async function fill(client: BenchClient, pid: number): Promise<Record<string, number>> {
+/** Creates the N ConfigMaps through `clients` (round robin per request); CPU of `pids` summed. */
+async function fill(clients: readonly BenchClient[], pids: readonly number[]): Promise<Record<string, number>> {
   const value = 'x'.repeat(valueBytes);
   let next = 0;
   let errors = 0;
-  const cpuBefore = await cpuMs(pid);
+  const totalCpuMs = async (): Promise<number> => (await Promise.all(pids.map((pid) => cpuMs(pid)))).reduce((sum, ms) => sum + ms, 0);
+  const cpuBefore = await totalCpuMs();
   const started = now();
   let lastReport = started;
   const worker = async (): Promise<void> => {
     while (next < objectCount) {
       const index = next++;
+      const client = clients[index % clients.length]!;
       const response = await client.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, configMap(index, value));
       if (response.status !== 201) {
         errors++;
@@ -193,8 +203,59 @@ async function fill(client: BenchClient, pid: number): Promise<Record<string, nu
   };
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
   const seconds = (now() - started) / 1000;
-  const cpu = (await cpuMs(pid)) - cpuBefore;
+  const cpu = (await totalCpuMs()) - cpuBefore;
   return { creates: objectCount, errors, seconds: round(seconds), perSecond: round(objectCount / seconds), serverCpuMsPerCreate: round(cpu / objectCount, 3) };
+}
+
+/** RSS settled, then the process's memory after two forced full GCs (and once more a second later: V8 gives pages back after sweeping). */
+async function memoryOf(pid: number): Promise<MemoryAfterGc> {
+  await settledRss(pid);
+  await memoryAfterFullGc(pid);
+  await delay(1_000);
+  return memoryAfterFullGc(pid);
+}
+
+const mib = (bytes: number): number => round(bytes / 2 ** 20);
+
+/** Empty and filled figures of one process, and (filled − empty) / N for each. */
+function memoryReport(empty: MemoryAfterGc, filled: MemoryAfterGc): Record<string, unknown> {
+  const fields = ['rss', 'heapUsed', 'heapTotal', 'external', 'arrayBuffers', 'anonymous', 'fileBacked'] as const;
+  const perObject = (field: (typeof fields)[number]): number => Math.round((filled[field] - empty[field]) / objectCount);
+  // RSS not explained by the V8 heap's committed pages and the array buffers: malloc'd memory of
+  // node, V8 and libc (including freed pages glibc keeps), code and thread stacks.
+  const other = (memory: MemoryAfterGc): number => memory.rss - memory.heapTotal - memory.external;
+  return {
+    rssBytesPerObject: perObject('rss'),
+    heapUsedBytesPerObject: perObject('heapUsed'),
+    heapCommittedBytesPerObject: perObject('heapTotal'),
+    externalBytesPerObject: perObject('external'),
+    arrayBuffersBytesPerObject: perObject('arrayBuffers'),
+    otherBytesPerObject: Math.round((other(filled) - other(empty)) / objectCount),
+    emptyMiB: Object.fromEntries(fields.map((field) => [field, mib(empty[field])])),
+    filledMiB: Object.fromEntries(fields.map((field) => [field, mib(filled[field])])),
+    note: 'after two forced full GCs (inspector); other = rss − heapTotal − external (malloc, code, stacks)',
+  };
+}
+
+/** The newest "raft snapshot taken" log line's index and bytes in `output`. */
+function newestSnapshot(output: string): { index: number; bytes: number } | null {
+  let newest: { index: number; bytes: number } | null = null;
+  for (const line of output.split('\n')) {
+    if (!line.includes('"raft snapshot taken"') && !line.includes('"raft snapshot installed"')) continue;
+    try {
+      const fields = JSON.parse(line.slice(line.indexOf('{'))) as { index?: number; bytes?: number };
+      if (typeof fields.index === 'number' && typeof fields.bytes === 'number') newest = { index: fields.index, bytes: fields.bytes };
+    } catch {
+      // not a JSON log line
+    }
+  }
+  return newest;
+}
+
+/** The applied index the server serves at (a list's resourceVersion). */
+async function appliedIndex(client: BenchClient): Promise<number> {
+  const response = await client.request('GET', `/api/v1/namespaces/${namespace}/configmaps?limit=1`);
+  return Number((response.body['metadata'] as { resourceVersion?: string } | undefined)?.resourceVersion);
 }
 
 async function walkPages(client: BenchClient): Promise<Record<string, number | null>> {
@@ -254,39 +315,29 @@ async function writeHeapSnapshot(server: Server, directory: string): Promise<str
   return path.join(directory, written);
 }
 
-async function main(): Promise<void> {
+async function runServer(): Promise<void> {
   const dir = flags['data-dir'] === undefined
     ? await makeTempDir('kstore-bench-scale-')
     : { path: path.resolve(flags['data-dir']), remove: async (): Promise<void> => {} };
   const snapshotFlags = heapSnapshotDir === undefined ? [] : ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`];
   const port = await freePort('127.0.0.1');
-  let { server } = await startServer(dir.path, port, ['--trace-gc', ...snapshotFlags]);
+  let { server } = await startServer(dir.path, port, ['--inspect=127.0.0.1:0', ...snapshotFlags]);
   const client = new BenchClient(server.url, await readKubeconfig(server.kubeconfigPath), concurrency);
   try {
     const credentials = await readKubeconfig(server.kubeconfigPath);
     const pid = server.pid;
     const created = await client.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     if (created.status !== 201) throw new Error(`namespace: HTTP ${created.status}`);
-    const emptyRss = await settledRss(pid);
-    const emptyHeap = heapAfterLastFullGc(server.output());
-    progress(`empty: RSS ${round(emptyRss / 2 ** 20)} MiB; filling ${objectCount} ConfigMaps with ${concurrency} clients`);
-    const filled = await fill(client, pid);
+    const empty = await memoryOf(pid);
+    progress(`empty: RSS ${mib(empty.rss)} MiB after GC; filling ${objectCount} ConfigMaps with ${concurrency} clients`);
+    const filled = await fill([client], [pid]);
     progress(`filled in ${filled['seconds']} s; settling`);
-    const filledRss = await settledRss(pid);
-    const filledHeap = heapAfterLastFullGc(server.output());
+    const full = await memoryOf(pid);
     const sample = await client.request('GET', `/api/v1/namespaces/${namespace}/configmaps/cm-0000000`);
     const objectJsonBytes = Buffer.byteLength(JSON.stringify(sample.body));
-    const memory = {
-      objectJsonBytes,
-      rssEmptyMiB: round(emptyRss / 2 ** 20), rssFilledMiB: round(filledRss / 2 ** 20),
-      rssBytesPerObject: Math.round((filledRss - emptyRss) / objectCount),
-      heapEmptyMiB: emptyHeap === null ? null : round(emptyHeap.used / 2 ** 20),
-      heapFilledMiB: filledHeap === null ? null : round(filledHeap.used / 2 ** 20),
-      heapCommittedFilledMiB: filledHeap === null ? null : round(filledHeap.committed / 2 ** 20),
-      heapBytesPerObject: emptyHeap === null || filledHeap === null ? null : Math.round((filledHeap.used - emptyHeap.used) / objectCount),
-      heapNote: 'heap used after the last full GC the server ran (its --trace-gc lines), not forced',
-    };
-    progress(`memory: ${JSON.stringify(memory)}`);
+    const memory = { objectJsonBytes, ...memoryReport(empty, full) };
+    const raft = { appliedIndex: await appliedIndex(client), newestSnapshot: newestSnapshot(server.output()) };
+    progress(`memory: ${JSON.stringify(memory)} raft: ${JSON.stringify(raft)}`);
     const heapSnapshot = heapSnapshotDir === undefined ? undefined : await writeHeapSnapshot(server, heapSnapshotDir);
     if (heapSnapshot !== undefined) progress(`heap snapshot: ${heapSnapshot}`);
     progress('walking list pages');
@@ -303,7 +354,7 @@ async function main(): Promise<void> {
     progress(`SIGKILL restart: ${JSON.stringify(afterKill.result)}`);
     const report = {
       bench: 'scale', target: 'server', date: new Date().toISOString(), objects: objectCount, concurrency, valueBytes,
-      fill: filled, memory, ...(heapSnapshot === undefined ? {} : { heapSnapshot }),
+      fill: filled, memory, raft, ...(heapSnapshot === undefined ? {} : { heapSnapshot }),
       listPages: paging, fullList: unchunked,
       restart: { afterSigterm: afterTerm.result, afterSigkill: afterKill.result },
     };
@@ -313,6 +364,128 @@ async function main(): Promise<void> {
     await server.stop('SIGKILL');
     await dir.remove();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// --target cluster
+
+interface ClusterStatus {
+  readonly stores: readonly { readonly id: string; readonly pid?: number; readonly role: string }[];
+  readonly apis: readonly { readonly name: string; readonly url: string; readonly pid?: number }[];
+  readonly nats: readonly { readonly name: string; readonly pid?: number }[];
+}
+
+const kstoreCommands = new Set<ChildProcess>();
+
+/** Runs `kstore <args>` to its exit, with `env` added to the bench's environment. */
+function kstore(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
+    });
+    kstoreCommands.add(child);
+    let stdout = '';
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; output += chunk; });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+    child.once('error', (error) => { kstoreCommands.delete(child); reject(error); });
+    child.once('exit', (code) => { kstoreCommands.delete(child); resolve({ code, stdout, output }); });
+  });
+}
+
+/** SIGKILLs every process group cluster.json lists (after an interrupted run; `cluster down` stops them otherwise). */
+function killClusterSync(dataDir: string): void {
+  let pids: number[] = [];
+  try {
+    const file = JSON.parse(readFileSync(path.join(dataDir, 'cluster.json'), 'utf8')) as ClusterStatus;
+    pids = [...file.apis, ...file.stores, ...file.nats].map((entry) => entry.pid).filter((pid): pid is number => typeof pid === 'number');
+  } catch {
+    // no cluster.json: `cluster up` stops what it started when it fails
+  }
+  for (const pid of pids) {
+    for (const member of [-pid, pid]) {
+      try {
+        process.kill(member, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/** The store members' log lines (their JSON log files under the cluster's directory). */
+async function storeLogs(dataDir: string): Promise<Map<string, string>> {
+  const logs = new Map<string, string>();
+  const walk = async (directory: string): Promise<void> => {
+    for (const entry of await readdir(directory, { withFileTypes: true })) {
+      const full = path.join(directory, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.name.endsWith('.log')) logs.set(path.relative(dataDir, full), await readFile(full, 'utf8'));
+    }
+  };
+  await walk(dataDir);
+  return logs;
+}
+
+async function runCluster(): Promise<void> {
+  const dir = await makeTempDir('kstore-bench-scale-cluster-');
+  let clients: BenchClient[] = [];
+  let interrupted = true;
+  const onExit = (): void => {
+    for (const child of kstoreCommands) child.kill('SIGKILL');
+    if (interrupted) killClusterSync(dir.path);
+  };
+  process.once('exit', onExit);
+  try {
+    // Every kstore process `up` starts inherits NODE_OPTIONS: an inspector on a free loopback port.
+    const up = await kstore(['cluster', 'up', '--data-dir', dir.path, '--stores', '3', '--apis', '2'], { NODE_OPTIONS: '--inspect=127.0.0.1:0' });
+    if (up.code !== 0) throw new Error(`kstore cluster up failed (exit ${String(up.code)}):\n${up.output.slice(-4000)}`);
+    const statusRun = await kstore(['cluster', 'status', '--data-dir', dir.path, '--json']);
+    const status = JSON.parse(statusRun.stdout) as ClusterStatus;
+    const members = [
+      ...status.stores.map((store) => ({ name: store.id, kind: 'store' as const, pid: store.pid })),
+      ...status.apis.map((api) => ({ name: api.name, kind: 'api' as const, pid: api.pid })),
+    ].map((member) => {
+      if (member.pid === undefined) throw new Error(`cluster status gives no pid for ${member.name}`);
+      return { ...member, pid: member.pid };
+    });
+    const credentials = await readKubeconfig(path.join(dir.path, 'admin.kubeconfig'));
+    clients = status.apis.map((api) => new BenchClient(api.url, credentials, Math.ceil(concurrency / status.apis.length)));
+    const created = await clients[0]!.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    if (created.status !== 201) throw new Error(`namespace: HTTP ${created.status}`);
+    const empty = new Map<string, MemoryAfterGc>();
+    for (const member of members) empty.set(member.name, await memoryOf(member.pid));
+    progress(`empty: ${members.map((member) => `${member.name} ${mib(empty.get(member.name)!.rss)} MiB`).join(', ')}; filling ${objectCount} ConfigMaps`);
+    const filled = await fill(clients, members.map((member) => member.pid));
+    progress(`filled in ${filled['seconds']} s; settling`);
+    const memory: Record<string, unknown> = {};
+    for (const member of members) {
+      memory[member.name] = { kind: member.kind, ...memoryReport(empty.get(member.name)!, await memoryOf(member.pid)) };
+      progress(`${member.name}: ${JSON.stringify(memory[member.name])}`);
+    }
+    const logs = await storeLogs(dir.path);
+    const snapshots = Object.fromEntries([...logs].map(([file, text]) => [file, newestSnapshot(text)]).filter(([, snapshot]) => snapshot !== null));
+    const raft = { appliedIndex: await appliedIndex(clients[0]!), newestSnapshots: snapshots };
+    progress('walking list pages');
+    const paging = { limit: pageLimit, ...(await walkPages(clients[0]!)) };
+    const report = {
+      bench: 'scale', target: 'cluster', date: new Date().toISOString(), objects: objectCount, concurrency, valueBytes,
+      fill: { ...filled, cpuNote: 'serverCpuMsPerCreate: the stores and API replicas together' }, memory, raft, listPages: paging,
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    for (const client of clients) client.close();
+    const down = await kstore(['cluster', 'down', '--data-dir', dir.path]).catch((error: unknown) => ({ code: null, output: String(error) }));
+    if (down.code === 0) interrupted = false;
+    else progress(`cluster down exited ${String(down.code)}: ${down.output.slice(-2000)}; SIGKILL`);
+    onExit();
+    process.off('exit', onExit);
+    await dir.remove();
+  }
+}
+
+function main(): Promise<void> {
+  return target === 'cluster' ? runCluster() : runServer();
 }
 
 main().catch((error: unknown) => {
