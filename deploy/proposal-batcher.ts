@@ -2,7 +2,7 @@
 // raft/node/proposal-batch.ts): gathering the proposal attempts made in one turn of the event
 // loop, one request message per destination subject (split at the batch bounds), one reply
 // inbox subscription for every batch (multiplexed by a token in the reply subject), and each
-// attempt's own timeout.
+// attempt's own timeout (one timer per batch and distinct timeout, not one per attempt).
 //
 // Gathering: attempts are flushed in setImmediate, i.e. after the event loop's poll phase has run
 // every I/O callback that was ready. Each HTTP request is its own I/O callback, so a microtask
@@ -40,7 +40,6 @@ interface PendingItem<Result> {
   readonly payload: Uint8Array;
   readonly timeoutMs: number;
   readonly resolve: (answer: BatchAnswer<Result>) => void;
-  timer: ReturnType<typeof setTimeout> | undefined;
   settled: boolean;
 }
 
@@ -48,6 +47,8 @@ interface SentBatch<Result> {
   readonly items: PendingItem<Result>[];
   /** Items still waiting for this batch's reply. */
   open: number;
+  /** One timer per distinct attempt timeout among the items (usually one for the whole batch). */
+  readonly timers: ReturnType<typeof setTimeout>[];
 }
 
 export interface ProposalBatcherStats {
@@ -85,7 +86,7 @@ export class ProposalBatcher<Result> {
   /** Sends `payload` (one proposal's entry bytes) to `subject` in this turn's batch. */
   send(subject: string, payload: Uint8Array, timeoutMs: number): Promise<BatchAnswer<Result>> {
     return new Promise((resolve) => {
-      const item: PendingItem<Result> = { payload, timeoutMs, resolve, timer: undefined, settled: false };
+      const item: PendingItem<Result> = { payload, timeoutMs, resolve, settled: false };
       const gathered = this.#gathering.get(subject);
       if (gathered !== undefined) {
         gathered.push(item);
@@ -132,13 +133,14 @@ export class ProposalBatcher<Result> {
       return;
     }
     const token = (this.#nextToken++).toString(36);
-    const batch: SentBatch<Result> = { items, open: items.length };
+    const batch: SentBatch<Result> = { items, open: items.length, timers: [] };
+    // Items sent together with the same timeout expire together: one timer for them, not one each.
+    const timeouts: number[] = [];
     for (const item of items) {
       this.#onAttempt?.(subject, item.timeoutMs);
-      item.timer = setTimeout(() => {
-        if (settle(item, { kind: 'timeout' })) this.#itemDone(token, batch);
-      }, item.timeoutMs);
+      if (!timeouts.includes(item.timeoutMs)) timeouts.push(item.timeoutMs);
     }
+    for (const timeoutMs of timeouts) batch.timers.push(setTimeout(() => this.#expire(token, batch, timeoutMs), timeoutMs));
     this.#sent.set(token, batch);
     this.#batches += 1;
     this.#items += items.length;
@@ -185,11 +187,19 @@ export class ProposalBatcher<Result> {
     else this.#answerBatch(token, (position) => ({ kind: 'reply', reply: problem[position]! }));
   }
 
+  /** The items of the batch sent with `timeoutMs` that are still waiting time out. */
+  #expire(token: string, batch: SentBatch<Result>, timeoutMs: number): void {
+    for (const item of batch.items) {
+      if (item.timeoutMs === timeoutMs && settle(item, { kind: 'timeout' })) this.#itemDone(token, batch);
+    }
+  }
+
   /** Settles every item of the batch still waiting, and forgets the batch. */
   #answerBatch(token: string, answer: (position: number) => BatchAnswer<Result>): void {
     const batch = this.#sent.get(token);
     if (batch === undefined) return;
     this.#sent.delete(token);
+    for (const timer of batch.timers) clearTimeout(timer);
     batch.items.forEach((item, position) => settle(item, answer(position)));
     batch.open = 0;
     this.#unsubscribeIfIdle();
@@ -198,6 +208,7 @@ export class ProposalBatcher<Result> {
   #itemDone(token: string, batch: SentBatch<Result>): void {
     batch.open -= 1;
     if (batch.open > 0) return;
+    for (const timer of batch.timers) clearTimeout(timer);
     this.#sent.delete(token);
     this.#unsubscribeIfIdle();
   }
@@ -219,7 +230,6 @@ function framedBytes(item: { readonly payload: Uint8Array }): number {
 function settle<Result>(item: PendingItem<Result>, answer: BatchAnswer<Result>): boolean {
   if (item.settled) return false;
   item.settled = true;
-  if (item.timer !== undefined) clearTimeout(item.timer);
   item.resolve(answer);
   return true;
 }
