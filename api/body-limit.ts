@@ -156,24 +156,21 @@ class BodyRead {
    * the rest up to bodyDrainBytesMax and fails at the end (413), fails at once past that.
    */
   parse(payload: NodeJS.ReadableStream): Transform {
-    let passed = 0;
-    const limited = new Transform({
-      transform: (chunk: Buffer, _encoding, callback: TransformCallback) => {
-        this.#received += chunk.length;
-        passed += chunk.length;
-        if (passed > bodyDrainBytesMax) callback(new BodyTooLargeError());
-        else if (passed <= requestBodyBytesMax) callback(null, chunk);
-        else callback();
-      },
-      flush: (callback: TransformCallback) => {
-        this.#parsing = undefined;
-        callback(passed > requestBodyBytesMax ? new BodyTooLargeError() : null);
-      },
-    });
+    const limited = new LimitedBody(this);
     // Failing it must never be an uncaught 'error' when fastify is not reading it (a GET).
-    limited.on('error', () => {});
+    limited.on('error', ignoreError);
     this.#parsing = limited;
     return payload.pipe(limited);
+  }
+
+  /** LimitedBody's report: `bytes` more of the body arrived. */
+  received(bytes: number): void {
+    this.#received += bytes;
+  }
+
+  /** LimitedBody's report: the parsing stream reached the body's end. */
+  parsed(): void {
+    this.#parsing = undefined;
   }
 
   /**
@@ -250,6 +247,36 @@ class BodyRead {
   #stop(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+  }
+}
+
+function ignoreError(): void {}
+
+/**
+ * The stream fastify reads a body from: passes the first requestBodyBytesMax bytes, discards
+ * the rest up to bodyDrainBytesMax and fails at the end (413), fails at once past that. A class
+ * rather than Transform options, so a request's body creates no closures.
+ */
+class LimitedBody extends Transform {
+  readonly #read: BodyRead;
+  #passed = 0;
+
+  constructor(read: BodyRead) {
+    super();
+    this.#read = read;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#read.received(chunk.length);
+    this.#passed += chunk.length;
+    if (this.#passed > bodyDrainBytesMax) callback(new BodyTooLargeError());
+    else if (this.#passed <= requestBodyBytesMax) callback(null, chunk);
+    else callback();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.#read.parsed();
+    callback(this.#passed > requestBodyBytesMax ? new BodyTooLargeError() : null);
   }
 }
 
