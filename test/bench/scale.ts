@@ -17,8 +17,9 @@
 //    the applied index (the list's resourceVersion): what the Raft log still holds;
 // 4. list paging: walks the whole namespace with limit=500 and continue tokens, p50/p99/max per
 //    page; then one unchunked list (time to the last byte);
-// 5. restart: SIGTERM, start again on the same data directory, time from spawn to /readyz 200;
-//    the same after SIGKILL (the WAL tail is replayed).
+// 5. restart: SIGTERM, start again on the same data directory, time from spawn to /readyz 200
+//    and RSS then, and RSS, heap and external memory after forced GCs once RSS settled; the same
+//    after SIGKILL (the WAL tail is replayed).
 //
 // With `--target cluster`: `kstore cluster up` (3 stores, 2 API replicas; every kstore process
 // started with NODE_OPTIONS=--inspect=127.0.0.1:0 in the bench's environment), filled through
@@ -289,12 +290,19 @@ async function restart(server: Server, dataDir: string, port: number, signal: No
   const stopped = now();
   await server.stop(signal);
   const stopMs = now() - stopped;
-  const { server: next, spawnedAt } = await startServer(dataDir, port, []);
+  const { server: next, spawnedAt } = await startServer(dataDir, port, ['--inspect=127.0.0.1:0']);
   const readyLineMs = now() - spawnedAt;
   await waitReady(next, credentials);
   const readyMs = now() - spawnedAt;
   const rss = await rssBytes(next.pid);
-  return { server: next, result: { stopMs: round(stopMs), readyLineMs: round(readyLineMs), readyzMs: round(readyMs), rssMiB: round(rss / 2 ** 20) } };
+  const settled = await memoryOf(next.pid);
+  return {
+    server: next,
+    result: {
+      stopMs: round(stopMs), readyLineMs: round(readyLineMs), readyzMs: round(readyMs), rssMiB: round(rss / 2 ** 20),
+      rssAfterGcMiB: mib(settled.rss), heapUsedAfterGcMiB: mib(settled.heapUsed), externalAfterGcMiB: mib(settled.external),
+    },
+  };
 }
 
 async function writeHeapSnapshot(server: Server, directory: string): Promise<string> {
