@@ -199,6 +199,25 @@ export class RawNode {
     if (compactIndex > raft.log.offsetIndex()) raft.log.compactTo(compactIndex);
   }
 
+  /**
+   * A sole member (the configuration, committed or not, names only this voter and no learner)
+   * sends entries to no one, so it forgets applied, durable entries without waiting for a
+   * snapshot at their index: a single-member store does not keep every command since its last
+   * snapshot in memory. The newest configuration entry held stays (configurationAt reads it).
+   * The log's offset may then pass the kept snapshot's index: before the membership grows the
+   * driver must compact() to a snapshot at or beyond offsetIndex. Not between ready() and advance().
+   */
+  compactSoleMember(): void {
+    this.#assertNoReadyOutstanding('compactSoleMember');
+    const raft = this.#raft;
+    const { voters, learners } = raft.configuration;
+    if (voters.length !== 1 || voters[0] !== raft.id || learners.length > 0) return;
+    let index = Math.min(raft.log.appliedIndex, raft.log.stableIndex);
+    const configured = raft.log.latestConfigurationIndex();
+    if (configured !== undefined) index = Math.min(index, configured - 1);
+    if (index > raft.log.offsetIndex()) raft.log.compactTo(index);
+  }
+
   /** The configuration in effect (the latest in the log, committed or not: thesis §4.1). */
   configuration(): Configuration {
     return this.#raft.configuration;

@@ -5,7 +5,9 @@
 // Snapshots: about every snapshotEveryEntries applied entries (at a per-member phase, so the
 // members of a group do not all snapshot at the same index) the driver takes a state machine
 // snapshot, persists it (DiskStorage: snapshot file, WAL marker, release of old segments) and
-// compacts the core's log. A state machine with snapshotView() is serialised off the loop: the
+// compacts the core's log. A sole member (no other voter or learner) also forgets applied
+// entries after every iteration (RawNode.compactSoleMember), and snapshots before a membership
+// change when that left its log past its snapshot. A state machine with snapshotView() is serialised off the loop: the
 // loop captures the view (cheap) and goes on; when the bytes are ready the loop persists them
 // and compacts (a snapshot installed from the leader meanwhile makes them obsolete). A snapshot received from the leader arrives in a Ready and is
 // persisted before anything else in it, then restored into the state machine before applying.
@@ -327,6 +329,11 @@ export class RaftNode<Result> {
   }
 
   async #iterate(): Promise<void> {
+    if (this.#membership.hasQueued() && this.#core.status().offsetIndex > this.#snapshotIndex) {
+      // A sole member compacted past its snapshot (compactSoleMember): a member about to join
+      // would be sent that snapshot and then need entries no longer held. Snapshot here first.
+      await this.#snapshotInline();
+    }
     this.#feedInputs();
     this.#observeLeadership();
     if (!this.#core.hasReady()) {
@@ -348,6 +355,8 @@ export class RaftNode<Result> {
     this.#reads.confirm(ready.readStates);
     this.#reads.resolveApplied(this.#stateMachine.appliedIndex());
     this.#core.advance();
+    // A sole member replicates to no one: applied entries need not wait for a snapshot to go.
+    this.#core.compactSoleMember();
     this.#observeLeadership();
     await this.#maybeSnapshot();
   }
@@ -367,8 +376,7 @@ export class RaftNode<Result> {
     const meta = this.#core.snapshotMeta(appliedIndex);
     const view = this.#stateMachine.snapshotView?.();
     if (view === undefined) {
-      const snapshot: Snapshot = { meta, data: this.#stateMachine.snapshot() };
-      await this.#saveSnapshot(snapshot, startedMs, undefined);
+      await this.#snapshotInline();
       return;
     }
     assert(view.index === appliedIndex, `snapshot view at ${view.index}, applied ${appliedIndex}`);
@@ -385,6 +393,13 @@ export class RaftNode<Result> {
         if (this.#failure === undefined) this.#fail(error instanceof Error ? error : new Error(String(error)));
       },
     );
+  }
+
+  /** Takes, persists and compacts to a snapshot at the applied index, on the loop. */
+  async #snapshotInline(): Promise<void> {
+    const startedMs = performance.now();
+    const meta = this.#core.snapshotMeta(this.#stateMachine.appliedIndex());
+    await this.#saveSnapshot({ meta, data: this.#stateMachine.snapshot() }, startedMs, undefined);
   }
 
   /** Persists and compacts to a snapshot serialised off the loop, unless one at a later index was installed meanwhile. */

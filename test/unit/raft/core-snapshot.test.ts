@@ -95,3 +95,30 @@ describe('raft core - snapshots and InstallSnapshot (R=3)', () => {
     network.node('b').advance();
   });
 });
+
+describe('raft core - a sole member compacts applied entries without a snapshot', () => {
+  it('forgets applied, durable entries while it replicates to no one; not once the configuration names a learner', () => {
+    const network = new CoreNetwork(['a']);
+    network.electByTicks('a');
+    proposeMany(network, 'a', 'v', 20);
+    const node = network.node('a');
+    const applied = node.status().appliedIndex;
+    expect(applied).toBeGreaterThanOrEqual(20);
+    node.compactSoleMember();
+    expect(node.status().offsetIndex).toBe(applied);
+    expect(() => node.entryAt(applied)).toThrow(/no entry/);
+    // The term at the offset stays known: the next entries append and commit after it.
+    proposeMany(network, 'a', 'w', 5);
+    expect(node.status().appliedIndex).toBe(applied + 5);
+    expect(node.status().commitIndex).toBe(applied + 5);
+
+    // A configuration naming a learner (in effect once appended, committed or not): the learner
+    // will need entries, so nothing more is compacted without a snapshot.
+    const offset = node.status().offsetIndex;
+    proposeMany(network, 'a', 'x', 3);
+    const change = node.proposeMembershipChange({ type: 'addLearner', id: 'b' });
+    expect(change.accepted).toBe(true);
+    node.compactSoleMember();
+    expect(node.status().offsetIndex).toBe(offset);
+  });
+});

@@ -163,3 +163,21 @@ describe('raft node - clusters over the memory hub: membership, transfer, PreVot
     await expect(a.changeMembership({ type: 'remove', id: 'a' })).rejects.toThrow(/last voter/);
   });
 });
+
+describe('raft node - a sole member compacted past its snapshot grows', () => {
+  it('snapshots before adding a learner, which catches up from that snapshot', async () => {
+    const hub = new MemoryHub();
+    const machineA = new ListStateMachine();
+    const machineB = new ListStateMachine();
+    // No periodic snapshot within the test: the log is compacted by compactSoleMember alone.
+    const a = await RaftNode.open({ id: 'a', peers: ['a'], dataDir: path.join(baseDir, 'a'), stateMachine: machineA, transport: hub.connect('a'), snapshotEveryEntries: 10_000, ...timing });
+    openNodes.add(a);
+    for (let position = 0; position < 30; position += 1) await a.propose(encode(`v${position}`));
+    const b = await open(hub, 'b', machineB, true);
+    expect((await a.changeMembership({ type: 'addLearner', id: 'b' })).learners).toEqual(['b']);
+    await a.propose(encode('after'));
+    await waitFor(() => machineB.appliedIndex() === machineA.appliedIndex(), 5_000, 'the learner to catch up');
+    expect(b.status().role).not.toBe('failed');
+    expect(a.status().role).toBe('leader');
+  });
+});
