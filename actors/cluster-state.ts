@@ -30,8 +30,9 @@ import { ObjectIndex } from './mvcc/object-index.ts';
 import { RangeCache } from './mvcc/range-cache.ts';
 import { collectionPrefix, keyString } from './object.ts';
 import type { CollectionKey, KubeObject, ObjectKey } from './object.ts';
-import { lifecycleOfRecord, sharedKeyParts, sharedLifecycle } from './resource-actor.ts';
-import type { ObjectLifecycle, ResourceRecord } from './resource-actor.ts';
+import { initialDeletion } from './machines/deletion.ts';
+import { lifecycleOfRecord, sharedKeyParts } from './resource-actor.ts';
+import type { LifecycleTransition, ObjectLifecycle, ResourceRecord } from './resource-actor.ts';
 import type { CommandResult } from './results.ts';
 import { SessionTable } from './sessions.ts';
 import type { SessionEntry } from './sessions.ts';
@@ -308,18 +309,26 @@ function inlineObjects(json: SnapshotJsonV2): SnapshotJsonV1 {
     assert(found !== undefined, `snapshot object ${position} is in the table`);
     return found;
   };
-  const records = json.records.map((record) => deepFreeze({
-    ...record, key: sharedKeyParts(record.key), object: object(record.object), lifecycle: sharedLifecycle(record.lifecycle),
-  }));
-  const entries = json.history.entries.map((entry): HistoryEntry => {
+  // The parsed records, events and sessions are completed in place: an assignment keeps a
+  // property where it was, so the keys stay in their stored order (the bytes of a later snapshot)
+  // without a copy of every record.
+  const live = initialDeletion({ finalizers: [] });
+  const records = json.records as unknown as Mutable<ResourceRecord>[];
+  for (const record of records) {
+    const position = record.object as unknown as number;
+    record.key = sharedKeyParts(record.key);
+    record.object = object(position);
+    if (equalInOrder(record.lifecycle, live)) record.lifecycle = live;
+    for (const transition of record.transitions) internTransition(transition as Mutable<LifecycleTransition>);
+    freezeRecordParts(record);
+  }
+  const entries = json.history.entries as unknown as { event: Mutable<ChangeEvent>; atMillis: number }[];
+  for (const entry of entries) {
     const { event } = entry;
-    // Spread with overrides keeps the keys in their stored order (the bytes of a later snapshot).
-    const { previous } = event;
-    const inlined = (previous === undefined
-      ? { ...event, object: object(event.object) }
-      : { ...event, object: object(event.object), previous: object(previous) }) as ChangeEvent;
-    return deepFreeze({ event: inlined, atMillis: entry.atMillis });
-  });
+    event.object = object(event.object as unknown as number);
+    if (event.previous !== undefined) event.previous = object(event.previous as unknown as number);
+    deepFreeze(entry);
+  }
   const sessions = json.sessions.map((session): SessionEntry => {
     const { result } = session;
     const inlined = typeof result.object === 'number' ? { ...result, object: object(result.object) } : result;
@@ -330,4 +339,51 @@ function inlineObjects(json: SnapshotJsonV2): SnapshotJsonV1 {
     history: { compactedRevision: json.history.compactedRevision, newestAtMillis: json.history.newestAtMillis, entries },
     sessions,
   };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A restored transition's time and author shared as a created record's are (resource-actor.ts transitionOf). */
+function internTransition(transition: Mutable<LifecycleTransition>): void {
+  transition.at = storedJson.string(transition.at);
+  if (transition.by !== undefined) transition.by = storedJson.string(transition.by);
+}
+
+/** Freezes a restored record and what it holds (the shared parts are frozen already and skipped). */
+function freezeRecordParts(record: ResourceRecord): void {
+  for (const name in record) deepFreeze(record[name as keyof ResourceRecord]);
+  Object.freeze(record);
+}
+
+/** Keys of the objects equalInOrder compares against (the shared lifecycle): listed once. */
+const keysOf = new WeakMap<object, readonly string[]>();
+
+/**
+ * Whether `value` is the same JSON as `expected` with every object's keys in the same order
+ * (sharing `expected` then leaves every serialisation as it was). Allocates nothing per call.
+ */
+function equalInOrder(value: unknown, expected: unknown, depth = 0): boolean {
+  if (value === expected) return true;
+  if (typeof value !== 'object' || typeof expected !== 'object' || value === null || expected === null || depth > 32) return false;
+  if (Array.isArray(value) !== Array.isArray(expected)) return false;
+  if (Array.isArray(value)) {
+    const list = expected as readonly unknown[];
+    if (value.length !== list.length) return false;
+    for (let at = 0; at < value.length; at++) if (!equalInOrder(value[at], list[at], depth + 1)) return false;
+    return true;
+  }
+  let keys = keysOf.get(expected);
+  if (keys === undefined) {
+    keys = Object.keys(expected);
+    keysOf.set(expected, keys);
+  }
+  const record = value as Record<string, unknown>;
+  const wanted = expected as Record<string, unknown>;
+  let at = 0;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    if (keys[at] !== key || !equalInOrder(record[key], wanted[key], depth + 1)) return false;
+    at += 1;
+  }
+  return at === keys.length;
 }
