@@ -7,9 +7,12 @@
 // that a watch's watcher is released whenever its client goes away — however and whenever the
 // connection ends, including before the watcher was registered. Each write carries every event
 // the watcher has queued (one chunk, not one per event); an event's frame is encoded once for
-// all watchers that send it alike (shared-watch-frames.ts).
+// all watchers that send it alike, and framed once as an HTTP/1.1 chunk (shared-watch-frames.ts):
+// once the headers are out, a watch writes its chunks to the socket itself, one buffer per
+// write, instead of through the response (which writes size line, data and CRLF as four
+// buffers per chunk, merged again by TLS).
 import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeEvent, KubeObject } from '../../actors/index.ts';
 import { collectionPrefix, keyString } from '../../actors/index.ts';
@@ -28,7 +31,7 @@ import { queryBoolean, queryString } from './context.ts';
 import { includeObjectOf } from './get.ts';
 import type { IncludeObject } from './get.ts';
 import { parseResourceVersion, settleRead } from './read-consistency.ts';
-import { SharedWatchFrames } from './shared-watch-frames.ts';
+import { httpChunk, SharedWatchFrames } from './shared-watch-frames.ts';
 import { collectionKey } from './target.ts';
 import type { Target } from './target.ts';
 
@@ -71,6 +74,14 @@ export function convertEvent(event: ChangeEvent, selector: Selector): { type: Wa
   return undefined;
 }
 
+/** The last event's key string: the cache offers one event to every watcher in turn, so each builds it once, not once per watcher. */
+let lastKeyed: { readonly event: ChangeEvent; readonly key: string } | undefined;
+
+function eventKeyString(event: ChangeEvent): string {
+  if (lastKeyed?.event !== event) lastKeyed = { event, key: keyString(event.key) };
+  return lastKeyed.key;
+}
+
 async function planWatch(target: Target, query: Query, selector: Selector, context: EndpointContext): Promise<WatchPlan | 'expired'> {
   const rawVersion = queryString(query, 'resourceVersion') ?? '';
   const sendInitialEvents = queryBoolean(query, 'sendInitialEvents');
@@ -81,7 +92,7 @@ async function planWatch(target: Target, query: Query, selector: Selector, conte
   if (!sendInitialEvents && match !== undefined && match !== '') throw badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
   const revision = rawVersion === '' ? undefined : parseResourceVersion(rawVersion);
   const prefix = collectionPrefix(collectionKey(target));
-  const filter = { scope: prefix, matches: (event: ChangeEvent) => keyString(event.key).startsWith(prefix) };
+  const filter = { scope: prefix, matches: (event: ChangeEvent) => eventKeyString(event).startsWith(prefix) };
   const withState = revision === undefined || revision === 0 || sendInitialEvents;
   if (!withState) {
     const watcher = context.cache.watch(revision, filter);
@@ -132,22 +143,35 @@ function renderObject(target: Target, object: KubeObject, format: ResponseFormat
  * PartialObjectMetadata) is the watcher's own.
  */
 function eventFrame(target: Target, type: WatchEventType, object: KubeObject, format: ResponseFormat, includeObject: IncludeObject): string | Buffer {
-  if (format.type === 'metadata' || format.type === 'table') return frame(type, renderObject(target, object, format, includeObject), format);
-  return sharedFrames.frame(object, `${type} ${wireOf(format).type === 'protobuf' ? 'protobuf' : 'json'}`, () => frame(type, object, format));
+  const variant = sharedVariant(type, format);
+  if (variant === undefined) return frame(type, renderObject(target, object, format, includeObject), format);
+  return sharedFrames.frame(object, variant, () => frame(type, object, format));
+}
+
+/** The shared frames' variant of an event sent as the stored object; undefined for a rendered one (Table, PartialObjectMetadata). */
+function sharedVariant(type: WatchEventType, format: ResponseFormat): string | undefined {
+  if (format.type === 'metadata' || format.type === 'table') return undefined;
+  return `${type} ${wireOf(format).type === 'protobuf' ? 'protobuf' : 'json'}`;
 }
 
 /** Frames written as one chunk. */
 interface Chunk {
-  readonly data: string | Buffer;
-  readonly events: number;
+  readonly frames: readonly (string | Buffer)[];
+  /** The frames as one HTTP/1.1 chunk when that is shared by other watchers (one stored object's event). */
+  readonly sharedHttpChunk?: Buffer;
 }
 
 function chunkOf(frames: readonly (string | Buffer)[]): Chunk {
-  if (frames.length === 1) return { data: frames[0]!, events: 1 };
-  const data = frames.every((part) => typeof part === 'string')
+  return { frames };
+}
+
+/** The chunk's data for ServerResponse.write (which frames it as an HTTP chunk itself). */
+function chunkData(chunk: Chunk): string | Buffer {
+  const { frames } = chunk;
+  if (frames.length === 1) return frames[0]!;
+  return frames.every((part) => typeof part === 'string')
     ? frames.join('')
     : Buffer.concat(frames.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
-  return { data, events: frames.length };
 }
 
 /** The initial events (and the closing bookmark) in chunks of about initialChunkBytes, encoded as they are taken. */
@@ -157,7 +181,7 @@ function* initialChunks(target: Target, plan: WatchPlan, format: ResponseFormat,
   for (const item of plan.initial) {
     const encoded = frame('ADDED', renderObject(target, item, format, includeObject), format);
     pending.push(encoded);
-    pendingBytes += encoded.length;
+    pendingBytes += typeof encoded === 'string' ? Buffer.byteLength(encoded) : encoded.length;
     if (pendingBytes >= initialChunkBytes) {
       yield chunkOf(pending);
       pending = [];
@@ -171,15 +195,24 @@ function* initialChunks(target: Target, plan: WatchPlan, format: ResponseFormat,
 /** One batch of the watcher as one chunk; undefined when nothing in it is for the client. */
 function batchChunk(target: Target, batch: readonly WatcherItem[], selector: Selector, format: ResponseFormat, includeObject: IncludeObject): Chunk | undefined {
   const frames: (string | Buffer)[] = [];
+  let shared: { readonly type: WatchEventType; readonly object: KubeObject; readonly variant: string } | undefined;
   for (const event of batch) {
     if (event.type === 'BOOKMARK') {
       frames.push(frame('BOOKMARK', bookmarkObject(target, format, event.revision), format));
       continue;
     }
     const converted = convertEvent(event, selector);
-    if (converted) frames.push(eventFrame(target, converted.type, converted.object, format, includeObject));
+    if (converted === undefined) continue;
+    const variant = sharedVariant(converted.type, format);
+    if (variant !== undefined) shared = { type: converted.type, object: converted.object, variant };
+    frames.push(eventFrame(target, converted.type, converted.object, format, includeObject));
   }
-  return frames.length > 0 ? chunkOf(frames) : undefined;
+  if (frames.length === 0) return undefined;
+  if (frames.length === 1 && shared !== undefined) {
+    const { type, object, variant } = shared;
+    return { frames, sharedHttpChunk: sharedFrames.chunk(object, variant, () => frame(type, object, format)) };
+  }
+  return chunkOf(frames);
 }
 
 /** The ERROR event a watcher that ended for a re-sync closes its stream with. */
@@ -227,16 +260,16 @@ class ClientConnection {
     else this.#callbacks.add(callback);
   }
 
-  /** Resolves once the response can take more (drain) or the client is gone. */
-  async writable(): Promise<void> {
+  /** Resolves once `stream` (the response, or its socket when written directly) can take more (drain) or the client is gone. */
+  async writable(stream: ServerResponse | Socket): Promise<void> {
     if (this.gone) return;
     await new Promise<void>((resolve) => {
       const done = (): void => {
-        this.#response.removeListener('drain', done);
+        stream.removeListener('drain', done);
         this.#callbacks.delete(done);
         resolve();
       };
-      this.#response.once('drain', done);
+      stream.once('drain', done);
       this.#callbacks.add(done);
     });
   }
@@ -289,6 +322,11 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
     const raw = reply.raw;
     raw.writeHead(200, { 'Content-Type': streamContentType(format), 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     raw.flushHeaders();
+    // With its socket attached, the response has handed the headers to it: the chunks can follow
+    // on the socket directly. A response waiting behind a pipelined one has no socket yet and
+    // keeps buffering, and an injected request (fastify.inject) has a stand-in that is no
+    // net.Socket: those write through the response.
+    const socket = raw.socket instanceof Socket ? raw.socket : null;
     timer = setTimeout(() => plan.watcher.terminate(undefined), timeoutSeconds * 1000);
     bookmarks = queryBoolean(query, 'allowWatchBookmarks')
       ? setInterval(() => plan.watcher.offerBookmark(context.cache.revision()), context.bookmarkIntervalMs)
@@ -297,8 +335,12 @@ export async function handleWatch(request: FastifyRequest, reply: FastifyReply, 
     /** Writes a chunk; false once the client is gone. */
     const send = async (chunk: Chunk): Promise<boolean> => {
       if (connection.gone) return false;
-      context.metrics.watchEventSent(target.kind.group, target.kind.resource, chunk.events);
-      if (!raw.write(chunk.data)) await connection.writable();
+      context.metrics.watchEventSent(target.kind.group, target.kind.resource, chunk.frames.length);
+      if (socket === null) {
+        if (!raw.write(chunkData(chunk))) await connection.writable(raw);
+      } else if (!socket.write(chunk.sharedHttpChunk ?? httpChunk(chunk.frames))) {
+        await connection.writable(socket);
+      }
       return !connection.gone;
     };
     let open = true;

@@ -56,17 +56,21 @@ export interface Bookmark {
 
 export type WatcherItem = ChangeEvent | Bookmark;
 
-let turnEnd: Promise<void> | undefined;
+let tickEnd: Promise<void> | undefined;
 
-/** Resolves in the event loop's check phase of this turn: one immediate shared by every waiting watcher. */
-function endOfTurn(): Promise<void> {
-  turnEnd ??= new Promise<void>((resolve) => {
-    setImmediate(() => {
-      turnEnd = undefined;
+/**
+ * Resolves once the callback now running (the stream read that applied the events) and every
+ * microtask it queued have run: process.nextTick runs after the microtask queue drains, before
+ * the event loop moves on to its next I/O callback. One tick shared by every waiting watcher.
+ */
+function endOfTick(): Promise<void> {
+  tickEnd ??= new Promise<void>((resolve) => {
+    process.nextTick(() => {
+      tickEnd = undefined;
       resolve();
     });
   });
-  return turnEnd;
+  return tickEnd;
 }
 
 export class CacheWatcher implements AsyncIterable<WatcherItem> {
@@ -140,11 +144,13 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
 
   /**
    * Everything queued (converted, in order), waiting while nothing is; undefined once the
-   * watcher has ended and its queue is read. A batch also takes what is offered later in the
-   * same turn of the event loop (it is cut in the loop's check phase): a replica that fell
-   * behind applies several stream messages in one turn, and each watcher then sends their
-   * events in one write instead of one write each, so the cost of catching up shrinks as the
-   * lag grows. Without lag the wait ends within the turn.
+   * watcher has ended and its queue is read. A batch also takes what is offered later by the
+   * same I/O callback (it is cut when that callback's microtasks have drained: a replica that
+   * fell behind applies the stream messages of one read together, and each watcher then sends
+   * their events in one write instead of one write each, so the cost of catching up shrinks as
+   * the lag grows). The cut comes before the event loop's next I/O callback, so the events go
+   * out before the replica takes up the requests that arrived meanwhile, not after them (a cut
+   * in the loop's check phase waited for every request read in the same poll).
    */
   async nextBatch(): Promise<WatcherItem[] | undefined> {
     while (this.#queue.length === 0) {
@@ -154,7 +160,7 @@ export class CacheWatcher implements AsyncIterable<WatcherItem> {
       });
       this.#wake = undefined;
     }
-    await endOfTurn();
+    await endOfTick();
     const batch = this.#queue.splice(0, this.#queue.length);
     const convert = this.#filter.convert;
     if (convert === undefined) return batch;

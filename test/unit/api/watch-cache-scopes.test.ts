@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeEvent, KubeObject } from '../../../actors/index.ts';
 import { collectionPrefix, keyString } from '../../../actors/index.ts';
-import { SharedWatchFrames } from '../../../api/endpoints/shared-watch-frames.ts';
+import { httpChunk, SharedWatchFrames } from '../../../api/endpoints/shared-watch-frames.ts';
 import { StoreClient } from '../../../api/store-client.ts';
 import type { StoreBackend } from '../../../api/store-client.ts';
 import type { CacheWatcher, WatcherItem } from '../../../api/watchcache/cache-watcher.ts';
@@ -151,14 +151,14 @@ describe('a watcher batch', () => {
     cache.close();
   });
 
-  it('takes the events offered later in the same turn of the event loop', async () => {
+  it('takes the events offered later in the same tick (before the event loop moves on)', async () => {
     const { backend, push } = pushedEvents();
     const cache = new WatchCache(new StoreClient(backend));
     const watcher = cache.watch(0, { matches: () => true });
     if (watcher === 'expired') throw new Error('expired');
     const waiting = watcher.nextBatch();
     push([added('configmaps', 'a', 'y1')]);
-    // Microtasks of the same turn: the waiting batch has been woken by y1 but is not cut yet.
+    // Microtasks of the same tick: the waiting batch has been woken by y1 but is not cut yet.
     await Promise.resolve();
     await Promise.resolve();
     push([added('configmaps', 'a', 'y2')]);
@@ -186,5 +186,22 @@ describe('shared watch frames', () => {
     expect(frames.size).toBe(2);
     expect(frames.frame(first, 'MODIFIED json', encode('m1 again')).toString()).toBe('m1 again');
     expect(encodings).toEqual(['m1', 'd1', 'm2', 'm3', 'm1 again']);
+  });
+
+  it('frames a kept frame once as an HTTP/1.1 chunk, and frames parts in order', () => {
+    const frames = new SharedWatchFrames(2);
+    const first = object('first');
+    let encodings = 0;
+    const encode = (): string => {
+      encodings += 1;
+      return '{"type":"MODIFIED"}\n';
+    };
+    const chunk = frames.chunk(first, 'MODIFIED json', encode);
+    expect(chunk.toString('latin1')).toBe('14\r\n{"type":"MODIFIED"}\n\r\n');
+    expect(frames.chunk(first, 'MODIFIED json', encode)).toBe(chunk);
+    expect(frames.frame(first, 'MODIFIED json', encode).toString()).toBe('{"type":"MODIFIED"}\n');
+    expect(encodings).toBe(1);
+    expect(httpChunk(['é', Buffer.from('ab')]).toString('utf8')).toBe('4\r\néab\r\n');
+    expect(() => httpChunk([''])).toThrow(RangeError);
   });
 });
