@@ -40,6 +40,11 @@ export class BenchClient {
     });
   }
 
+  /** The credentials this client presents (a watcher thread opens its own connections with them). */
+  get credentials(): Credentials {
+    return this.#credentials;
+  }
+
   close(): void {
     this.#agent.destroy();
   }

@@ -4,12 +4,19 @@
 // (includes the commit: an upper bound of commit -> delivery) and minus the write's
 // acknowledgement (negative when the event beat the response), p50/p99, per update its first and
 // its last watcher's arrival (how late the event reached the replica's fan-out, and the fan-out
-// and reading on top), this process's event-loop delay meanwhile (its own share of the arrival
-// times), and how many expected events never arrived (10 s after the last write).
+// and reading on top), the event-loop delay of the main thread and of the watcher threads
+// meanwhile (the load generator's own share of the arrival times), and how many expected events
+// never arrived (10 s after the last write). The watchers are spread over worker threads
+// (watch-worker.ts), each reading its streams on its own event loop, so that neither one
+// thread's queue of a thousand TLS streams nor the main thread's background clients sit in the
+// arrival times.
+import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { BenchClient, WatchStream } from './https-client.ts';
+import { Worker } from 'node:worker_threads';
+import type { BenchClient } from './https-client.ts';
 import { configMap, ensureNamespace, expectStatus } from './https-client.ts';
 import { now } from './load.ts';
+import type { WatcherThreadCommand, WatcherThreadData, WatcherThreadMessage } from './watch-worker.ts';
 
 export interface WatchDeliveryPlan {
   readonly namespace: string;
@@ -23,6 +30,8 @@ export interface WatchDeliveryPlan {
   readonly progress: (message: string) => void;
   /** Runs once every watcher is open, before the first update (e.g. to start a background load). */
   readonly beforeUpdates?: () => Promise<void>;
+  /** Worker threads the watchers are spread over (default: the machine's available parallelism). */
+  readonly watcherThreads?: number;
 }
 
 export interface WatchDeliveryResult {
@@ -45,11 +54,73 @@ export interface WatchDeliveryResult {
   readonly lastArrivalP99Ms: number | null;
   readonly writeP99Ms: number | null;
   /**
-   * This process's event-loop delay from the first update to the last delivery (p50/p99/max):
-   * how late it got round to reading a stream that had data, i.e. how much of an arrival time is
-   * the load generator's own queueing rather than the server's delivery.
+   * The main thread's event-loop delay from the first update to the last delivery (p50/p99/max):
+   * the writer's and the background clients' thread.
    */
-  readonly loadGeneratorLoopDelayMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  readonly loadGeneratorLoopDelayMs: LoopDelay;
+  /**
+   * The watcher threads' event-loop delay meanwhile, the worst thread's of each figure: how late
+   * a thread got round to reading a stream that had data, i.e. how much of an arrival time is the
+   * load generator's own queueing rather than the server's delivery.
+   */
+  readonly watcherThreads: number;
+  readonly watcherThreadLoopDelayMs: LoopDelay;
+}
+
+interface LoopDelay { readonly p50: number; readonly p99: number; readonly max: number }
+
+/** A started watcher thread: its watchers are open once `opened` resolves. */
+interface WatcherThread {
+  readonly worker: Worker;
+  readonly watchers: number;
+  readonly opened: Promise<void>;
+  /** Updates every watcher of this thread has. */
+  readonly complete: Set<number>;
+  /** Closes the thread's streams and resolves with its arrivals and loop delay. */
+  finish(): Promise<{ arrivals: number[][]; loopDelayMs: LoopDelay }>;
+}
+
+function startWatcherThread(data: WatcherThreadData): WatcherThread {
+  const worker = new Worker(new URL('./watch-worker.mjs', import.meta.url), { workerData: data });
+  const complete = new Set<number>();
+  let result: ((value: { arrivals: number[][]; loopDelayMs: LoopDelay }) => void) | undefined;
+  let failed: ((error: Error) => void) | undefined;
+  const finished = new Promise<{ arrivals: number[][]; loopDelayMs: LoopDelay }>((resolve, reject) => {
+    result = resolve;
+    failed = reject;
+  });
+  const opened = new Promise<void>((resolve, reject) => {
+    worker.on('message', (message: WatcherThreadMessage) => {
+      if (message.type === 'open') resolve();
+      else if (message.type === 'failed') reject(new Error(`watcher thread: ${message.message}`));
+      else if (message.type === 'complete') complete.add(message.sequence);
+      else result?.({ arrivals: message.arrivals, loopDelayMs: message.loopDelayMs });
+    });
+    worker.on('error', (error) => {
+      reject(error);
+      failed?.(error);
+    });
+    worker.on('exit', (code) => {
+      const error = new Error(`watcher thread exited with code ${code}`);
+      reject(error);
+      failed?.(error);
+    });
+  });
+  opened.catch(() => undefined);
+  finished.catch(() => undefined);
+  const command = (message: WatcherThreadCommand): void => worker.postMessage(message);
+  return {
+    worker, watchers: data.watchers.length, opened, complete,
+    finish: () => {
+      command({ type: 'finish' });
+      return finished;
+    },
+  };
+}
+
+/** Tells every thread to start measuring its loop delay. */
+function startMeasuring(threads: readonly WatcherThread[]): void {
+  for (const thread of threads) thread.worker.postMessage({ type: 'start' } satisfies WatcherThreadCommand);
 }
 
 const openBatch = 50;
@@ -67,19 +138,24 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
   await expectStatus(writer.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, configMap('probe', 'start')), [201, 409], 'create probe');
   const listed = await expectStatus(writer.request('GET', `/api/v1/namespaces/${namespace}/configmaps`), [200], 'list probe namespace');
   const resourceVersion = String((listed.metadata as { resourceVersion?: string } | undefined)?.resourceVersion ?? '');
-  /** arrivals[seq] = arrival times of the update carrying value `u<seq>`. */
+  const path = `/api/v1/namespaces/${namespace}/configmaps?watch=1&resourceVersion=${resourceVersion}`;
+  const threadCount = Math.max(1, Math.min(watchers, plan.watcherThreads ?? os.availableParallelism()));
+  const shares: WatcherThreadData['watchers'][number][][] = Array.from({ length: threadCount }, () => []);
+  for (let position = 0; position < watchers; position++) {
+    const client = plan.watcherClient(position);
+    shares[position % threadCount]!.push({ server: client.server, ...client.credentials });
+  }
+  plan.progress(`watch: opening ${watchers} watchers on ${threadCount} threads`);
+  const threads = shares.filter((share) => share.length > 0).map((share) => startWatcherThread({ watchers: share, path, updates, openBatch }));
+  /** arrivals[seq] = arrival times of the update carrying value `u<seq>` (filled from the threads at the end). */
   const arrivals: number[][] = Array.from({ length: updates }, () => []);
-  const streams: WatchStream[] = [];
-  plan.progress(`watch: opening ${watchers} watchers`);
+  let finished = false;
+  const finishThreads = async (): Promise<{ arrivals: number[][]; loopDelayMs: LoopDelay }[]> => {
+    finished = true;
+    return Promise.all(threads.map((thread) => thread.finish()));
+  };
   try {
-    for (let start = 0; start < watchers; start += openBatch) {
-      const opened = await Promise.all(Array.from({ length: Math.min(openBatch, watchers - start) }, (_, offset) =>
-        plan.watcherClient(start + offset).watch(`/api/v1/namespaces/${namespace}/configmaps?watch=1&resourceVersion=${resourceVersion}`, (event, arrived) => {
-          const match = /^u(\d+)$/.exec(event.object.data?.value ?? '');
-          if (event.type === 'MODIFIED' && match) arrivals[Number(match[1])]?.push(arrived);
-        })));
-      streams.push(...opened);
-    }
+    await Promise.all(threads.map((thread) => thread.opened));
     await plan.beforeUpdates?.();
     plan.progress(`watch: ${watchers} watchers open; ${updates} updates at ${plan.ratePerSecond}/s`);
     const started: number[] = [];
@@ -88,6 +164,7 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
     const interval = 1000 / plan.ratePerSecond;
     const loopDelay = monitorEventLoopDelay({ resolution: 5 });
     loopDelay.enable();
+    startMeasuring(threads);
     const origin = now();
     for (let sequence = 0; sequence < updates; sequence++) {
       const due = origin + sequence * interval;
@@ -99,8 +176,12 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
       writeLatencies.push(acked[sequence]! - started[sequence]!);
     }
     const deadline = now() + deliveryDeadlineMs;
-    while (now() < deadline && arrivals.some((times) => times.length < watchers)) await new Promise((resolve) => setTimeout(resolve, 50));
+    const allComplete = (): boolean => threads.every((thread) => thread.complete.size === updates);
+    while (now() < deadline && !allComplete()) await new Promise((resolve) => setTimeout(resolve, 50));
     loopDelay.disable();
+    const results = await finishThreads();
+    for (const result of results) result.arrivals.forEach((times, sequence) => arrivals[sequence]?.push(...times));
+    const worst = (pick: (delay: LoopDelay) => number): number => Math.max(0, ...results.map((result) => pick(result.loopDelayMs)));
     const delayMs = (nanoseconds: number): number => Math.round(nanoseconds / 1e4) / 100;
     const fromStart: number[] = [];
     const afterAck: number[] = [];
@@ -133,8 +214,11 @@ export async function measureWatchDelivery(plan: WatchDeliveryPlan): Promise<Wat
       lastArrivalP50Ms: percentile(lastArrivals, 0.5), lastArrivalP99Ms: percentile(lastArrivals, 0.99),
       writeP99Ms: percentile(writeLatencies, 0.99),
       loadGeneratorLoopDelayMs: { p50: delayMs(loopDelay.percentile(50)), p99: delayMs(loopDelay.percentile(99)), max: delayMs(loopDelay.max) },
+      watcherThreads: threads.length,
+      watcherThreadLoopDelayMs: { p50: worst((delay) => delay.p50), p99: worst((delay) => delay.p99), max: worst((delay) => delay.max) },
     };
   } finally {
-    for (const stream of streams) stream.stop();
+    if (!finished) await finishThreads().catch(() => undefined);
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
 }
