@@ -91,7 +91,7 @@ describe('kstore inspect', () => {
     await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched', namespace: 'team-a', finalizers: ['example.com/hold'] } }));
     const watching = inspect(['configmap', 'watched', '-n', 'team-a', '--watch']);
     try {
-      await waitFor(() => watching.stdout().includes('deletion machine: live'), { timeoutMs: 20_000, description: 'the first view', diagnostics: watching.stdout });
+      await waitFor(() => watching.stdout().includes('deletion machine: live'), { timeoutMs: 50_000, description: 'the first view', diagnostics: watching.stdout });
       await ok(['delete', 'configmap', 'watched', '-n', 'team-a', '--wait=false']);
       await waitFor(() => watching.stdout().includes('--- MODIFIED ---'), { timeoutMs: 20_000, description: 'the finalizing transition', diagnostics: watching.stdout });
       await ok(['patch', 'configmap', 'watched', '-n', 'team-a', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
@@ -113,7 +113,7 @@ describe('kstore inspect', () => {
       '--from-literal=token-id=inspec', '--from-literal=token-secret=0123456789abcdef', `--from-literal=expiration=${expiration}`, '--from-literal=usage-bootstrap-authentication=true']);
     const watching = inspect(['secret', 'bootstrap-token-inspec', '-n', 'kube-system', '-w']);
     try {
-      await waitFor(() => watching.stdout().includes('token machine: valid'), { timeoutMs: 20_000, description: 'the token machine, valid', diagnostics: watching.stdout });
+      await waitFor(() => watching.stdout().includes('token machine: valid'), { timeoutMs: 50_000, description: 'the token machine, valid', diagnostics: watching.stdout });
       expect(watching.stdout()).toContain(`  valid: waiting for the expiration ${expiration}`);
       const past = utcSeconds(Date.now() - 60_000);
       await ok(['patch', 'secret', 'bootstrap-token-inspec', '-n', 'kube-system', '--type=merge', '-p', JSON.stringify({ data: { expiration: Buffer.from(past).toString('base64') } })]);
