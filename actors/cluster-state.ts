@@ -275,8 +275,14 @@ export class ClusterState implements StateMachine<CommandResult> {
     assert(snapshotVersionsReadable.includes(parsed.version), `unsupported snapshot version ${String(parsed.version)}`);
     assert(parsed.appliedIndex === index, `snapshot is at ${parsed.appliedIndex}, restore asked for ${index}`);
     const json = parsed.version === 1 ? deepFreeze(parsed) : inlineObjects(parsed);
-    const objects = new ObjectIndex<ResourceRecord>();
-    for (const record of json.records) objects.set(keyString(record.key), record);
+    // Records are written in key order: the index is built in one pass (any other order is still read).
+    const keys = json.records.map((record) => keyString(record.key));
+    let objects: ObjectIndex<ResourceRecord>;
+    if (ObjectIndex.strictlyIncreasing(keys)) objects = ObjectIndex.fromSorted(keys, json.records);
+    else {
+      objects = new ObjectIndex<ResourceRecord>();
+      for (const [at, record] of json.records.entries()) objects.set(keys[at] as string, record);
+    }
     assert(objects.size === json.records.length, 'snapshot record keys are unique');
     this.state = {
       objects,

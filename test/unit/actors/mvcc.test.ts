@@ -18,6 +18,22 @@ describe('ObjectIndex', () => {
     expect(index.size).toBe(3);
   });
 
+  it('fromSorted builds the same index as inserting the keys one by one, and refuses keys out of order', () => {
+    const keys = ['a', 'a-b', 'a/x', 'b', 'c'];
+    const built = ObjectIndex.fromSorted(keys, keys.map((k) => k.toUpperCase()));
+    const inserted = new ObjectIndex<string>();
+    for (const k of [...keys].reverse()) inserted.set(k, k.toUpperCase());
+    expect(built.all()).toEqual(inserted.all());
+    expect(built.range('a')).toEqual(inserted.range('a'));
+    expect(built.get('a/x')).toBe('A/X');
+    built.set('aa', 'AA');
+    expect(built.all()).toEqual(['A', 'A-B', 'A/X', 'AA', 'B', 'C']);
+    expect(ObjectIndex.strictlyIncreasing(keys)).toBe(true);
+    expect(ObjectIndex.strictlyIncreasing(['a', 'a'])).toBe(false);
+    expect(ObjectIndex.strictlyIncreasing(['b', 'a'])).toBe(false);
+    expect(() => ObjectIndex.fromSorted(['b', 'a'], [1, 2])).toThrow(/strictly increasing/);
+  });
+
   it('a collection is one contiguous range, per namespace or across all namespaces', () => {
     const index = new ObjectIndex<string>();
     const keys = [cmKey('a', 'x'), cmKey('a-b', 'y'), cmKey('a', 'w'), cmKey('b', 'z'), nsKey('a'), { group: 'apps', resource: 'deployments', namespace: 'a', name: 'd' }];
