@@ -20,7 +20,7 @@
 // Must not know what entries mean (actors/ does), and must not keep timers besides clock.ts.
 import { entryDataBytesMax, RawNode } from '../core/index.ts';
 import { decodeConfiguration, isLeaderReplication } from '../core/index.ts';
-import type { Configuration, Message, MembershipChange, Ready, HardState, Snapshot } from '../core/index.ts';
+import type { Configuration, Entry, Message, MembershipChange, Ready, HardState, Snapshot } from '../core/index.ts';
 import { createRng } from '../stdx/index.ts';
 import { DiskStorage } from '../storage/index.ts';
 import type { RaftStorage } from '../storage/index.ts';
@@ -112,14 +112,22 @@ export class RaftNode<Result> {
     this.#snapshotEveryEntries = options.snapshotEveryEntries ?? defaultSnapshotEveryEntries;
     this.#snapshotPhase = snapshotPhase(options.id, this.#snapshotEveryEntries);
     this.#electionTimeoutMs = (options.electionTicks ?? defaultElectionTicks) * (options.tickIntervalMs ?? defaultTickIntervalMs);
+    // The core keeps its configuration object for its life, and with it what it was restored
+    // from: hand it a copy whose entries (copied into its log) and snapshot (kept by the core
+    // itself until a newer one replaces it) are dropped once it is built.
+    const recovered = storage.recovered;
+    const restored: { hardState: HardState; entries: Entry[]; snapshot?: Snapshot } = { hardState: recovered.hardState, entries: [...recovered.entries] };
+    if (recovered.snapshot !== undefined) restored.snapshot = recovered.snapshot;
     this.#core = new RawNode({
       id: options.id, voters: options.peers,
       electionTicks: options.electionTicks ?? defaultElectionTicks,
       heartbeatTicks: options.heartbeatTicks ?? defaultHeartbeatTicks,
       rng: createRng(Math.floor(Math.random() * 2 ** 32)),
-      restored: storage.recovered, appliedIndex: options.stateMachine.appliedIndex(),
+      restored, appliedIndex: options.stateMachine.appliedIndex(),
       ...(options.snapshotChunkBytes === undefined ? {} : { snapshotChunkBytes: options.snapshotChunkBytes }),
     });
+    restored.entries = [];
+    delete restored.snapshot;
   }
 
   /** Recovers the log, replays committed entries into the state machine and starts ticking. */
