@@ -18,9 +18,17 @@ export function isGzip(bytes: Uint8Array): boolean {
   return bytes.byteLength >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
+/**
+ * Output chunk of a snapshot's gunzip. zlib's default (16 KB) makes a 160 MB snapshot ~10,000
+ * chunks malloc'd from glibc's main arena, freed once concatenated but, scattered among what else
+ * the arena holds, kept resident after the restore. Chunks above glibc's largest mmap threshold
+ * (32 MiB on 64-bit) are mapped and unmapped on their own; only touched pages are resident.
+ */
+const gunzipChunkBytes = 40 * 1024 * 1024;
+
 /** The uncompressed snapshot bytes, whether `bytes` is gzip or was written uncompressed. */
 export function uncompressedSnapshot(bytes: Uint8Array): Uint8Array {
-  return isGzip(bytes) ? gunzipSync(bytes) : bytes;
+  return isGzip(bytes) ? gunzipSync(bytes, { chunkSize: gunzipChunkBytes }) : bytes;
 }
 
 /**
