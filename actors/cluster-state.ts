@@ -274,16 +274,12 @@ export class ClusterState implements StateMachine<CommandResult> {
     const parsed = JSON.parse(textDecoder.decode(snapshot)) as SnapshotJsonV1 | SnapshotJsonV2;
     assert(snapshotVersionsReadable.includes(parsed.version), `unsupported snapshot version ${String(parsed.version)}`);
     assert(parsed.appliedIndex === index, `snapshot is at ${parsed.appliedIndex}, restore asked for ${index}`);
-    const json = parsed.version === 1 ? deepFreeze(parsed) : inlineObjects(parsed);
-    // Records are written in key order: the index is built in one pass (any other order is still read).
-    const keys = json.records.map((record) => keyString(record.key));
+    let json: SnapshotJsonV1;
     let objects: ObjectIndex<ResourceRecord>;
-    if (ObjectIndex.strictlyIncreasing(keys)) objects = ObjectIndex.fromSorted(keys, json.records);
-    else {
-      objects = new ObjectIndex<ResourceRecord>();
-      for (const [at, record] of json.records.entries()) objects.set(keys[at] as string, record);
-    }
-    assert(objects.size === json.records.length, 'snapshot record keys are unique');
+    if (parsed.version === 1) {
+      json = deepFreeze(parsed);
+      objects = indexRecords(json.records);
+    } else ({ json, objects } = inlineObjects(parsed));
     this.state = {
       objects,
       history: History.fromJson(json.history, this.limits.historyEventsMax),
@@ -307,8 +303,26 @@ export class ClusterState implements StateMachine<CommandResult> {
   }
 }
 
-/** Format 2 → the format-1 shape (objects inline, shared where they were equal), deep-frozen. */
-function inlineObjects(json: SnapshotJsonV2): SnapshotJsonV1 {
+/** The records by key. They are written in key order: the index is built in one pass (any other order is still read). */
+function indexRecords(records: readonly ResourceRecord[]): ObjectIndex<ResourceRecord> {
+  const keys = records.map((record) => keyString(record.key));
+  let objects: ObjectIndex<ResourceRecord>;
+  if (ObjectIndex.strictlyIncreasing(keys)) objects = ObjectIndex.fromSorted(keys, records);
+  else {
+    objects = new ObjectIndex<ResourceRecord>();
+    for (const [at, record] of records.entries()) objects.set(keys[at] as string, record);
+  }
+  assert(objects.size === records.length, 'snapshot record keys are unique');
+  return objects;
+}
+
+/**
+ * Format 2 → the format-1 shape (objects inline, shared where they were equal), deep-frozen, and
+ * the records' index. Parts that were one object in memory when the snapshot was written are one
+ * again: the shared initial lifecycle, and an event's key, lifecycle context and transitions that
+ * equal its record's (apply() hands events the record's own).
+ */
+function inlineObjects(json: SnapshotJsonV2): { json: SnapshotJsonV1; objects: ObjectIndex<ResourceRecord> } {
   const objects = json.objects.map((object) => storedJson.compactFrozen(object));
   const object = (position: number): KubeObject => {
     const found = objects[position];
@@ -319,6 +333,7 @@ function inlineObjects(json: SnapshotJsonV2): SnapshotJsonV1 {
   // property where it was, so the keys stay in their stored order (the bytes of a later snapshot)
   // without a copy of every record.
   const live = initialDeletion({ finalizers: [] });
+  rememberKeys(live);
   const records = json.records as unknown as Mutable<ResourceRecord>[];
   for (const record of records) {
     const position = record.object as unknown as number;
@@ -328,11 +343,14 @@ function inlineObjects(json: SnapshotJsonV2): SnapshotJsonV1 {
     for (const transition of record.transitions) internTransition(transition as Mutable<LifecycleTransition>);
     freezeRecordParts(record);
   }
+  const index = indexRecords(records);
   const entries = json.history.entries as unknown as { event: Mutable<ChangeEvent>; atMillis: number }[];
   for (const entry of entries) {
     const { event } = entry;
     event.object = object(event.object as unknown as number);
     if (event.previous !== undefined) event.previous = object(event.previous as unknown as number);
+    const record = index.get(keyString(event.key));
+    if (record !== undefined) shareWithRecord(event, record);
     deepFreeze(entry);
   }
   const sessions = json.sessions.map((session): SessionEntry => {
@@ -341,10 +359,22 @@ function inlineObjects(json: SnapshotJsonV2): SnapshotJsonV1 {
     return deepFreeze({ ...session, result: inlined as unknown as CommandResult });
   });
   return {
-    version: 1, appliedIndex: json.appliedIndex, records,
-    history: { compactedRevision: json.history.compactedRevision, newestAtMillis: json.history.newestAtMillis, entries },
-    sessions,
+    json: {
+      version: 1, appliedIndex: json.appliedIndex, records,
+      history: { compactedRevision: json.history.compactedRevision, newestAtMillis: json.history.newestAtMillis, entries },
+      sessions,
+    },
+    objects: index,
   };
+}
+
+/** An event's key, lifecycle context and transitions replaced by its record's where they are the same JSON in the same order. */
+function shareWithRecord(event: Mutable<ChangeEvent>, record: ResourceRecord): void {
+  if (equalInOrder(event.key, record.key)) event.key = record.key;
+  const lifecycle = event.lifecycle as Mutable<ObjectLifecycle> | undefined;
+  if (lifecycle === undefined) return;
+  if (equalInOrder(lifecycle.context, record.lifecycle.context)) lifecycle.context = record.lifecycle.context;
+  if (equalInOrder(lifecycle.transitions, record.transitions)) lifecycle.transitions = record.transitions;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -361,12 +391,20 @@ function freezeRecordParts(record: ResourceRecord): void {
   Object.freeze(record);
 }
 
-/** Keys of the objects equalInOrder compares against (the shared lifecycle): listed once. */
+/** Keys of objects equalInOrder often compares against (the shared lifecycle's), listed once. */
 const keysOf = new WeakMap<object, readonly string[]>();
+
+/** Lists the keys of `value`'s objects once for equalInOrder. */
+function rememberKeys(value: unknown): void {
+  if (typeof value !== 'object' || value === null || keysOf.has(value)) return;
+  if (!Array.isArray(value)) keysOf.set(value, Object.keys(value));
+  for (const child of Object.values(value)) rememberKeys(child);
+}
 
 /**
  * Whether `value` is the same JSON as `expected` with every object's keys in the same order
- * (sharing `expected` then leaves every serialisation as it was). Allocates nothing per call.
+ * (sharing `expected` then leaves every serialisation as it was). Allocates nothing per call
+ * for objects whose keys rememberKeys listed.
  */
 function equalInOrder(value: unknown, expected: unknown, depth = 0): boolean {
   if (value === expected) return true;
@@ -378,11 +416,7 @@ function equalInOrder(value: unknown, expected: unknown, depth = 0): boolean {
     for (let at = 0; at < value.length; at++) if (!equalInOrder(value[at], list[at], depth + 1)) return false;
     return true;
   }
-  let keys = keysOf.get(expected);
-  if (keys === undefined) {
-    keys = Object.keys(expected);
-    keysOf.set(expected, keys);
-  }
+  const keys = keysOf.get(expected) ?? Object.keys(expected);
   const record = value as Record<string, unknown>;
   const wanted = expected as Record<string, unknown>;
   let at = 0;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import { ClusterState, encodeCommand } from '../../../actors/index.ts';
 import type { ChangeEvent, Command } from '../../../actors/index.ts';
 import { writeSliced } from '../../../raft/node/snapshot-schedule.ts';
@@ -222,6 +222,14 @@ describe('ClusterState snapshot and restore', () => {
     expect(restored.lifecycleOf(keys[1]!)?.context).toBe(restored.lifecycleOf(keys[0]!)?.context);
     expect(restored.lifecycleOf(keys[2]!)?.context).not.toBe(restored.lifecycleOf(keys[0]!)?.context);
     expect(Object.isFrozen(restored.lifecycleOf(keys[0]!)?.transitions[0])).toBe(true);
+    // an event shares its record's key, lifecycle context and transitions, as apply() made them
+    const added = restored.eventsSince(0);
+    assert(added.type === 'events');
+    const event = added.events.find((candidate) => candidate.key.name === 'a');
+    expect(event?.key).toBe(restored.keyedObjects().find((record) => record.key.name === 'a')?.key);
+    expect(event?.lifecycle?.transitions).toBe(restored.lifecycleOf(keys[0]!)?.transitions);
+    expect(event?.lifecycle?.context).toBe(restored.lifecycleOf(keys[0]!)?.context);
+    expect(added.events).toEqual((s.eventsSince(0) as typeof added).events);
   });
 
   it('restores records written in any order (an index built by insertion) and writes them back in key order', () => {
