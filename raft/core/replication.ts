@@ -3,7 +3,6 @@
 // roles or terms: it only reads the log and updates Progress bookkeeping.
 import { assert } from '../stdx/index.ts';
 import { entriesPerAppendMax } from './limits.ts';
-import type { Progress } from './progress.ts';
 import type { Raft } from './raft.ts';
 import { sendSnapshotChunk } from './snapshot-transfer.ts';
 import type { NodeId } from './types.ts';
@@ -33,7 +32,6 @@ export function sendAppendIfReady(raft: Raft, peer: NodeId): boolean {
   if (!progress.canSendEntries()) return false;
   const hasNewEntries = progress.next <= raft.log.lastIndex();
   if (!hasNewEntries && progress.state === 'replicate') return false;
-  if (holdsForAcknowledgement(raft, progress)) return false;
   const prevLogIndex = progress.next - 1;
   // The follower needs entries we compacted: it gets the snapshot instead (thesis §5.4.3).
   if (raft.log.isCompacted(prevLogIndex)) return sendSnapshotChunk(raft, peer);
@@ -46,23 +44,6 @@ export function sendAppendIfReady(raft: Raft, peer: NodeId): boolean {
   });
   progress.sentAppend(prevLogIndex + entries.length);
   return true;
-}
-
-/**
- * Replicate state: while an append to the follower is unacknowledged, new entries wait for its
- * acknowledgement (which sends them at once, with whatever else arrived meanwhile) unless a
- * full append's worth (entriesPerAppendMax) is waiting. Under steady load every round then
- * carries what arrived during the previous round trip instead of what arrived during one loop
- * iteration of the leader: fewer, larger appends and acknowledgements, each a message through
- * NATS and a WAL write on the follower. A lone write never waits (nothing is in flight); a
- * follower far behind still gets a pipeline of full appends, up to inflightAppendsMax. The
- * commit needs only the fastest follower of a quorum, and each follower's round trip proceeds
- * on its own. A lost append is found as before: the stalled pipeline falls back to probing
- * after stalledHeartbeatsMax heartbeat intervals (Progress.onHeartbeat).
- */
-function holdsForAcknowledgement(raft: Raft, progress: Progress): boolean {
-  if (progress.state !== 'replicate' || progress.inflight.length === 0) return false;
-  return raft.log.lastIndex() - progress.next + 1 < entriesPerAppendMax;
 }
 
 function sendHeartbeat(raft: Raft, peer: NodeId): void {

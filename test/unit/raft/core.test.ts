@@ -1,6 +1,6 @@
 // Raft core scenarios on the deterministic CoreNetwork (no I/O, no timers).
 import { describe, expect, it } from 'vitest';
-import { entriesPerAppendMax, RawNode } from '../../../raft/core/index.ts';
+import { RawNode } from '../../../raft/core/index.ts';
 import { createRng } from '../../../raft/stdx/index.ts';
 import { CoreNetwork, entry, text } from './core-network.ts';
 
@@ -94,54 +94,6 @@ describe('raft core - three members (R=3)', () => {
     network.tick('a');
     network.pump();
     for (const id of ['b', 'c']) expect(network.member(id).applied.map((e) => text(e.data))).toEqual(['', 'one', 'two']);
-  });
-
-  it('entries proposed while an append is unacknowledged go out together once it is acknowledged', () => {
-    const network = new CoreNetwork(['a', 'b', 'c']);
-    network.electByTicks('a');
-    network.tick('a');
-    network.pump();
-    const appends: string[] = [];
-    network.intercept = (message) => {
-      if (message.type === 'appendEntries') appends.push(`${message.to}[${message.entries.map((e) => text(e.data)).join(',')}]`);
-      return message;
-    };
-    network.node('a').propose(encode('one'));
-    network.flush(); // the append of 'one' is out, not yet delivered
-    network.node('a').propose(encode('two'));
-    network.flush();
-    network.node('a').propose(encode('three'));
-    network.flush();
-    expect(appends.sort()).toEqual(['b[one]', 'c[one]']);
-    network.pump();
-    // Each follower's acknowledgement of 'one' sends it everything proposed meanwhile, in one append.
-    expect(appends.sort()).toEqual(['b[one]', 'b[two,three]', 'c[one]', 'c[two,three]']);
-    network.tick('a');
-    network.pump();
-    for (const id of ['a', 'b', 'c']) expect(network.member(id).applied.map((e) => text(e.data))).toEqual(['', 'one', 'two', 'three']);
-  });
-
-  it('a follower far behind still gets a pipeline of full appends', () => {
-    const network = new CoreNetwork(['a', 'b', 'c']);
-    network.electByTicks('a');
-    network.tick('a');
-    network.pump();
-    const appendSizes: number[] = [];
-    network.intercept = (message) => {
-      if (message.type === 'appendEntries' && message.to === 'b') appendSizes.push(message.entries.length);
-      return message;
-    };
-    network.node('a').propose(encode('first'));
-    network.flush();
-    network.node('a').proposeBatch(Array.from({ length: 2 * entriesPerAppendMax + 10 }, (_, index) => encode(`e${index}`)));
-    network.flush();
-    // A full append goes out behind the unacknowledged one (the proposal's broadcast sends one per follower).
-    expect(appendSizes).toEqual([1, entriesPerAppendMax]);
-    network.pump();
-    // The next full append goes on the first acknowledgement; the 10 left wait for one with nothing in flight.
-    expect(appendSizes).toEqual([1, entriesPerAppendMax, entriesPerAppendMax, 10]);
-    expect(network.node('b').status().commitIndex).toBeGreaterThan(0);
-    expect(network.member('b').stored.length).toBe(network.member('a').stored.length);
   });
 
   it('a follower refuses proposals and names the leader', () => {
