@@ -42,7 +42,8 @@ export function findEtcd(): { readonly executable: string } | { readonly unavail
     process.stderr.write(`bench: etcd not found; running ${sudo ? 'sudo ' : ''}apt-get ${args.join(' ')}\n`);
     const command = sudo ? 'sudo' : 'apt-get';
     const argv = sudo ? ['apt-get', ...args] : [...args];
-    return spawnSync(command, argv, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status;
+    // apt-get's output goes to stderr: the benchmarks print their JSON on stdout.
+    return spawnSync(command, argv, { stdio: ['ignore', process.stderr, 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status;
   };
   if (apt(['install', '-y', 'etcd-server']) !== 0 && (apt(['update']) !== 0 || apt(['install', '-y', 'etcd-server']) !== 0)) {
     return { unavailable: 'apt-get install -y etcd-server failed' };
