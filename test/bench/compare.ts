@@ -42,8 +42,7 @@
 // --watch-concurrency N --watch-updates 100 --watch-rate 20 --value-bytes 700
 // --scale-objects 100000 (0: no scale step) --scale-targets server,cluster
 import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +51,8 @@ import { readKubeconfig } from '../support/kube-client.ts';
 import { KstoreProcess, repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { EtcdCluster, etcdVersion, findEtcd } from './etcd.ts';
+import { killClusterSync, killKstoreCommands, runKstore } from './kstore-commands.ts';
+import type { ClusterProcesses } from './kstore-commands.ts';
 import type { EtcdMember } from './etcd.ts';
 import { BenchClient, configMap, ensureNamespace, expectStatus } from './https-client.ts';
 import { now, runLevel } from './load.ts';
@@ -136,31 +137,16 @@ function message(error: unknown): string {
 // group, so their groups are SIGKILLed here (after a normal run `cluster down` has stopped them).
 
 const clusterDirs = new Set<string>();
-const kstoreCommands = new Set<ChildProcess>();
 
-function killClusterSync(dataDir: string): void {
-  let pids: number[] = [];
-  try {
-    const file = JSON.parse(readFileSync(path.join(dataDir, 'cluster.json'), 'utf8')) as ClusterFile;
-    pids = [...file.apis, ...file.stores, ...file.nats].map((entry) => entry.pid).filter((pid): pid is number => typeof pid === 'number');
-  } catch {
-    // No cluster.json yet: `cluster up` was interrupted before writing it; it stops what it started.
-  }
-  for (const pid of pids) {
-    for (const target of [-pid, pid]) {
-      try {
-        process.kill(target, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-  }
+/** SIGKILLs a cluster's processes and removes its directory. */
+function removeClusterSync(dataDir: string): void {
+  killClusterSync(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
 }
 
 process.once('exit', () => {
-  for (const child of kstoreCommands) child.kill('SIGKILL');
-  for (const dir of clusterDirs) killClusterSync(dir);
+  killKstoreCommands();
+  for (const dir of clusterDirs) removeClusterSync(dir);
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
@@ -264,37 +250,6 @@ async function startServer(): Promise<Target> {
   }
 }
 
-interface ClusterFile {
-  readonly apis: readonly { readonly name: string; readonly url: string; readonly pid?: number }[];
-  readonly stores: readonly { readonly id: string; readonly pid?: number }[];
-  readonly nats: readonly { readonly name: string; readonly pid?: number }[];
-  readonly kubeconfig?: string;
-}
-
-interface ClusterStatus {
-  readonly stores: readonly { readonly id: string; readonly pid?: number; readonly supervisorPid?: number; readonly role: string }[];
-  readonly apis: readonly { readonly name: string; readonly url: string; readonly pid?: number }[];
-  readonly nats: readonly { readonly name: string; readonly pid?: number }[];
-}
-
-function kstore(args: readonly string[]): Promise<{ code: number | null; stdout: string; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    kstoreCommands.add(child);
-    let stdout = '';
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; output += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
-    child.once('error', (error) => {
-      kstoreCommands.delete(child);
-      reject(error);
-    });
-    child.once('exit', (code) => {
-      kstoreCommands.delete(child);
-      resolve({ code, stdout, output });
-    });
-  });
-}
 
 async function startCluster(): Promise<Target> {
   const dir = await makeTempDir('kstore-bench-cluster-');
@@ -302,21 +257,21 @@ async function startCluster(): Promise<Target> {
   let clients: BenchClient[] = [];
   const stop = async (): Promise<void> => {
     for (const client of clients) client.close();
-    const down = await kstore(['cluster', 'down', '--data-dir', dir.path]).catch((error: unknown) => ({ code: null, output: message(error) }));
+    const down = await runKstore(['cluster', 'down', '--data-dir', dir.path]).catch((error: unknown) => ({ code: null, output: message(error) }));
     if (down.code === 0) await dir.remove();
     else {
       progress(`cluster down exited ${String(down.code)}: ${down.output.slice(-2000)}; SIGKILL`);
-      killClusterSync(dir.path);
+      removeClusterSync(dir.path);
     }
     clusterDirs.delete(dir.path);
   };
   try {
-    const up = await kstore(['cluster', 'up', '--data-dir', dir.path, '--stores', '3', '--apis', '2']);
+    const up = await runKstore(['cluster', 'up', '--data-dir', dir.path, '--stores', '3', '--apis', '2']);
     if (up.code !== 0) throw new Error(`kstore cluster up failed (exit ${String(up.code)}):\n${up.output.slice(-4000)}`);
-    const file = JSON.parse(await readFile(path.join(dir.path, 'cluster.json'), 'utf8')) as ClusterFile;
+    const file = JSON.parse(await readFile(path.join(dir.path, 'cluster.json'), 'utf8')) as ClusterProcesses;
     const credentials = await readKubeconfig(file.kubeconfig ?? path.join(dir.path, 'admin.kubeconfig'));
-    const statusRun = await kstore(['cluster', 'status', '--data-dir', dir.path, '--json']);
-    const status = JSON.parse(statusRun.stdout) as ClusterStatus;
+    const statusRun = await runKstore(['cluster', 'status', '--data-dir', dir.path, '--json']);
+    const status = JSON.parse(statusRun.stdout) as ClusterProcesses;
     const processes: TargetProcess[] = [];
     const rootPid = (name: string, pid: number | undefined): number => {
       if (pid === undefined) throw new Error(`cluster status gives no pid for ${name}`);

@@ -33,8 +33,6 @@
 // profile a restart of it afterwards; default a temporary one, removed). Use a smaller
 // --objects while developing.
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -46,6 +44,8 @@ import { makeTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { BenchClient } from './https-client.ts';
 import { memoryAfterFullGc } from './inspector-gc.ts';
+import { killClusterSync, killKstoreCommands, runKstore } from './kstore-commands.ts';
+import type { ClusterProcesses } from './kstore-commands.ts';
 import type { MemoryAfterGc } from './inspector-gc.ts';
 import { now } from './load.ts';
 
@@ -377,49 +377,6 @@ async function runServer(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // --target cluster
 
-interface ClusterStatus {
-  readonly stores: readonly { readonly id: string; readonly pid?: number; readonly role: string }[];
-  readonly apis: readonly { readonly name: string; readonly url: string; readonly pid?: number }[];
-  readonly nats: readonly { readonly name: string; readonly pid?: number }[];
-}
-
-const kstoreCommands = new Set<ChildProcess>();
-
-/** Runs `kstore <args>` to its exit, with `env` added to the bench's environment. */
-function kstore(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], {
-      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
-    });
-    kstoreCommands.add(child);
-    let stdout = '';
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; output += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
-    child.once('error', (error) => { kstoreCommands.delete(child); reject(error); });
-    child.once('exit', (code) => { kstoreCommands.delete(child); resolve({ code, stdout, output }); });
-  });
-}
-
-/** SIGKILLs every process group cluster.json lists (after an interrupted run; `cluster down` stops them otherwise). */
-function killClusterSync(dataDir: string): void {
-  let pids: number[] = [];
-  try {
-    const file = JSON.parse(readFileSync(path.join(dataDir, 'cluster.json'), 'utf8')) as ClusterStatus;
-    pids = [...file.apis, ...file.stores, ...file.nats].map((entry) => entry.pid).filter((pid): pid is number => typeof pid === 'number');
-  } catch {
-    // no cluster.json: `cluster up` stops what it started when it fails
-  }
-  for (const pid of pids) {
-    for (const member of [-pid, pid]) {
-      try {
-        process.kill(member, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-}
 
 /** The store members' log lines (their JSON log files under the cluster's directory). */
 async function storeLogs(dataDir: string): Promise<Map<string, string>> {
@@ -440,16 +397,16 @@ async function runCluster(): Promise<void> {
   let clients: BenchClient[] = [];
   let interrupted = true;
   const onExit = (): void => {
-    for (const child of kstoreCommands) child.kill('SIGKILL');
+    killKstoreCommands();
     if (interrupted) killClusterSync(dir.path);
   };
   process.once('exit', onExit);
   try {
     // Every kstore process `up` starts inherits NODE_OPTIONS: an inspector on a free loopback port.
-    const up = await kstore(['cluster', 'up', '--data-dir', dir.path, '--stores', '3', '--apis', '2'], { NODE_OPTIONS: '--inspect=127.0.0.1:0' });
+    const up = await runKstore(['cluster', 'up', '--data-dir', dir.path, '--stores', '3', '--apis', '2'], { NODE_OPTIONS: '--inspect=127.0.0.1:0' });
     if (up.code !== 0) throw new Error(`kstore cluster up failed (exit ${String(up.code)}):\n${up.output.slice(-4000)}`);
-    const statusRun = await kstore(['cluster', 'status', '--data-dir', dir.path, '--json']);
-    const status = JSON.parse(statusRun.stdout) as ClusterStatus;
+    const statusRun = await runKstore(['cluster', 'status', '--data-dir', dir.path, '--json']);
+    const status = JSON.parse(statusRun.stdout) as ClusterProcesses;
     const members = [
       ...status.stores.map((store) => ({ name: store.id, kind: 'store' as const, pid: store.pid })),
       ...status.apis.map((api) => ({ name: api.name, kind: 'api' as const, pid: api.pid })),
@@ -483,7 +440,7 @@ async function runCluster(): Promise<void> {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
     for (const client of clients) client.close();
-    const down = await kstore(['cluster', 'down', '--data-dir', dir.path]).catch((error: unknown) => ({ code: null, output: String(error) }));
+    const down = await runKstore(['cluster', 'down', '--data-dir', dir.path]).catch((error: unknown) => ({ code: null, output: String(error) }));
     if (down.code === 0) interrupted = false;
     else progress(`cluster down exited ${String(down.code)}: ${down.output.slice(-2000)}; SIGKILL`);
     onExit();
