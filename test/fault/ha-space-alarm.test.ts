@@ -25,10 +25,13 @@ const configMaps = `/api/v1/namespaces/${namespace}/configmaps`;
 const mountable = await canMountSmallDisks();
 let cluster: HaCluster | undefined;
 let disks: SmallDisks | undefined;
+/** The store cluster's temp dirs holding the mount points: its close() cannot remove a mounted dir. */
+const dataRoots = new Set<string>();
 
 afterAll(async () => {
   await cluster?.close();
   await disks?.cleanup();
+  for (const root of dataRoots) await rm(root, { recursive: true, force: true }).catch(() => undefined);
 });
 
 describe('the space alarm of an HA store', () => {
@@ -39,7 +42,10 @@ describe('the space alarm of an HA store', () => {
       cluster: 'haspace', apis: 1,
       stores: {
         // The store cluster creates each member's data dir; a small disk is mounted over it.
-        prepareDataDir: async (dataDir) => { await smallDisks.mountAt(dataDir, diskBytes); },
+        prepareDataDir: async (dataDir) => {
+          dataRoots.add(path.dirname(dataDir));
+          await smallDisks.mountAt(dataDir, diskBytes);
+        },
         storeArgs: ['--storage-reserve-bytes', String(reserveBytes)],
       },
     });
