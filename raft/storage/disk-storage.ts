@@ -13,7 +13,7 @@ import type { RaftStorage } from './storage.ts';
 import { Wal } from './wal.ts';
 import type { WalOptions, WalState } from './wal.ts';
 
-export interface DiskStorageOptions extends WalOptions {
+export interface DiskStorageOptions extends Omit<WalOptions, 'coveredThrough'> {
   /** Told about snapshot files found corrupt (and quarantined) on open. */
   readonly onCorruptSnapshot?: (file: string) => void;
 }
@@ -49,7 +49,8 @@ export class DiskStorage implements RaftStorage {
   static async open(dataDir: string, options: DiskStorageOptions = {}): Promise<DiskStorage> {
     const { store, loaded } = await SnapshotStore.open(dataDir);
     for (const file of loaded.quarantined) options.onCorruptSnapshot?.(file);
-    const wal = await Wal.open(dataDir, options);
+    // The entries the newest snapshot covers are dropped below: read them without copying their data.
+    const wal = await Wal.open(dataDir, { ...options, coveredThrough: loaded.newest?.meta.index ?? 0 });
     try {
       const { entries, staleLog } = logAfterSnapshot(wal.recovered, loaded.newest, dataDir);
       if (staleLog) {

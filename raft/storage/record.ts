@@ -86,8 +86,13 @@ function frame(type: RecordType, payload: Buffer): Buffer {
   return record;
 }
 
-/** Decodes the record at `offset`, or undefined if it is torn, garbage or fails its checksum. */
-export function decodeRecordAt(buffer: Buffer, offset: number): { record: DecodedRecord; size: number } | undefined {
+/**
+ * Decodes the record at `offset`, or undefined if it is torn, garbage or fails its checksum. An
+ * entry's data is copied out of `buffer`, except for entries at or below `viewDataThrough`: their
+ * data is a view into `buffer` (for entries the caller drops right away, e.g. those a snapshot
+ * covers, without copying them).
+ */
+export function decodeRecordAt(buffer: Buffer, offset: number, viewDataThrough = 0): { record: DecodedRecord; size: number } | undefined {
   if (offset + recordHeaderBytes + 1 > buffer.length) return undefined;
   const length = buffer.readUInt32LE(offset);
   if (length < 1 || length > recordBodyBytesMax) return undefined;
@@ -95,19 +100,20 @@ export function decodeRecordAt(buffer: Buffer, offset: number): { record: Decode
   if (end > buffer.length) return undefined;
   const body = buffer.subarray(offset + recordHeaderBytes, end);
   if (crc32(body) !== buffer.readUInt32LE(offset + 4)) return undefined;
-  const record = decodeBody(body);
+  const record = decodeBody(body, viewDataThrough);
   return record === undefined ? undefined : { record, size: recordHeaderBytes + length };
 }
 
-function decodeBody(body: Buffer): DecodedRecord | undefined {
+function decodeBody(body: Buffer, viewDataThrough: number): DecodedRecord | undefined {
   const type = body.readUInt8(0);
   const payload = body.subarray(1);
   if (type === RecordType.Entry && payload.length >= entryFixedBytes) {
-    // Copy the data out: the segment buffer is large and must not be pinned by entries.
-    const data = new Uint8Array(payload.subarray(entryFixedBytes));
     const indexField = payload.readBigUInt64LE(0);
     const index = Number(indexField & ~configurationFlag);
     assert(Number.isSafeInteger(index), 'logged index beyond the safe range');
+    // Copy the data out: the segment buffer is large and must not be pinned by entries kept.
+    const view = payload.subarray(entryFixedBytes);
+    const data = index <= viewDataThrough ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);
     const term = readSafe(payload, 8);
     const entry: Entry = (indexField & configurationFlag) === 0n ? { index, term, data } : { index, term, data, type: 'configuration' };
     return { type, entry };

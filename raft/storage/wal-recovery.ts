@@ -36,11 +36,15 @@ interface ScannedSegment {
   readonly totalBytes: number;
 }
 
-export async function recoverSegments(paths: readonly string[]): Promise<RecoveredLog> {
+/**
+ * `viewDataThrough`: entries at or below it keep their data as views into the segment buffers
+ * read here (no copy; they pin those buffers while the caller holds them), see decodeRecordAt.
+ */
+export async function recoverSegments(paths: readonly string[], viewDataThrough = 0): Promise<RecoveredLog> {
   const recovered: RecoveredLog = { entries: [], hardState: emptyHardState, lastSegmentBytes: 0, snapshotFloor: undefined, segmentMaxIndexes: [] };
   for (const [position, path] of paths.entries()) {
     const isLast = position === paths.length - 1;
-    const scanned = scanSegment(await readFile(path), path);
+    const scanned = scanSegment(await readFile(path), path, viewDataThrough);
     if (scanned.validBytes < scanned.totalBytes) {
       if (!isLast) throw new CorruptLogError(path, scanned.validBytes, 'bad record in a sealed segment');
       await truncateTornTail(path, scanned.validBytes);
@@ -53,11 +57,11 @@ export async function recoverSegments(paths: readonly string[]): Promise<Recover
   return recovered;
 }
 
-function scanSegment(buffer: Buffer, path: string): ScannedSegment {
+function scanSegment(buffer: Buffer, path: string, viewDataThrough: number): ScannedSegment {
   const records: DecodedRecord[] = [];
   let offset = 0;
   while (offset < buffer.length) {
-    const decoded = decodeRecordAt(buffer, offset);
+    const decoded = decodeRecordAt(buffer, offset, viewDataThrough);
     if (decoded === undefined) break;
     records.push(decoded.record);
     offset += decoded.size;

@@ -41,6 +41,12 @@ export interface WalState {
 export interface WalOptions {
   /** Segment size before rolling over; default segmentBytesMax (tests use small ones). */
   readonly segmentBytes?: number;
+  /**
+   * Entries at or below this index are covered by a snapshot the caller restores from: their data
+   * in `recovered` is a view into the segment buffers read on open, not a copy (the caller drops
+   * them; releaseRecovered() lets the buffers go). Default 0: every entry's data is copied.
+   */
+  readonly coveredThrough?: number;
 }
 
 interface SegmentInfo {
@@ -89,7 +95,7 @@ export class Wal {
     await mkdir(directory, { recursive: true });
     await syncDirectory(dataDir);
     const names = (await readdir(directory)).filter((name) => name.endsWith(segmentSuffix)).sort();
-    const recovered = await recoverSegments(names.map((name) => path.join(directory, name)));
+    const recovered = await recoverSegments(names.map((name) => path.join(directory, name)), options.coveredThrough ?? 0);
     const segments = names.map((name, position): SegmentInfo => {
       const sequence = Number.parseInt(name, 10);
       assert(Number.isSafeInteger(sequence) && sequence >= 1, `bad segment name ${name}`);

@@ -145,6 +145,31 @@ describe('raft storage - WAL compaction and recovery from snapshot + WAL', () =>
     await again.close();
   });
 
+  it('reads the entries a snapshot covers without copying their data; the entries kept are copies', async () => {
+    const wal = await Wal.open(dataDir);
+    await wal.append(entries(1, 30, 1), hardState);
+    await wal.close();
+    const reopened = await Wal.open(dataDir, { coveredThrough: 20 });
+    const recovered = reopened.recovered.entries;
+    expect(recovered.map((entry) => entry.index)).toEqual(entries(1, 30).map((entry) => entry.index));
+    for (const [at, entry] of recovered.entries()) expect(Buffer.from(entry.data).equals(Buffer.from(entries(1, 30)[at]!.data))).toBe(true);
+    const segmentBuffer = recovered[0]!.data.buffer;
+    expect(recovered.slice(0, 20).every((entry) => entry.data.buffer === segmentBuffer)).toBe(true);
+    expect(recovered.slice(20).every((entry) => entry.data.buffer !== segmentBuffer && entry.data.byteOffset === 0 && entry.data.buffer.byteLength === entry.data.byteLength)).toBe(true);
+    await reopened.close();
+    const storage = await DiskStorage.open(dataDir);
+    await storage.saveSnapshot(snapshotAt(20, 1), hardState);
+    await storage.close();
+    const restarted = await DiskStorage.open(dataDir);
+    // What the member keeps past its snapshot owns its bytes (no segment buffer pinned).
+    expect(restarted.recovered.entries.map((entry) => entry.index)).toEqual(entries(21, 30).map((entry) => entry.index));
+    expect(restarted.recovered.entries.every((entry) => entry.data.buffer.byteLength === entry.data.byteLength)).toBe(true);
+    const held = restarted.wal.recovered.entries;
+    expect(held[0]!.index).toBe(1);
+    expect(held[0]!.data.buffer.byteLength).toBeGreaterThan(held[0]!.data.byteLength);
+    await restarted.close();
+  });
+
   it('keeps the configuration-entry flag of logged entries', async () => {
     const wal = await Wal.open(dataDir);
     const data = new TextEncoder().encode('{"voters":["a"],"learners":[]}');
