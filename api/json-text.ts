@@ -15,7 +15,8 @@ export interface ScanOptions {
   readonly depthMax: number;
   /**
    * Called for each number literal (its exact text) and a function giving its path. Return
-   * a message to stop scanning with that failure (reported as `kind: 'number'`).
+   * a message to stop scanning with that failure (reported as `kind: 'number'`). Called as
+   * a method of the options object.
    */
   readonly onNumber?: (literal: string, path: () => PathSegment[]) => string | undefined;
 }
@@ -182,9 +183,10 @@ class JsonScanner {
       while (position < length && isDigit(text.charCodeAt(position))) position++;
     }
     this.#position = position;
-    const onNumber = this.#options.onNumber;
-    if (onNumber) {
-      const problem = onNumber(text.slice(start, position), () => this.#pathOf());
+    // Called as a method of the options, so an options object may be a class instance.
+    const options = this.#options;
+    if (options.onNumber) {
+      const problem = options.onNumber(text.slice(start, position), () => this.#pathOf());
       if (problem !== undefined) return { ok: false, kind: 'number', message: problem, offset: start };
     }
     return undefined;

@@ -204,13 +204,34 @@ export interface AuthnOptions {
  * named headers, and every header starting with an extra-header prefix, case-insensitively.
  */
 export function clearProxyHeaders(headers: Record<string, unknown>, names: ProxyHeaderNames): void {
-  for (const name of [...names.usernameHeaders, ...names.uidHeaders, ...names.groupHeaders]) delete headers[name.toLowerCase()];
-  const prefixes = names.extraHeaderPrefixes.map((prefix) => prefix.toLowerCase());
-  if (prefixes.length === 0) return;
-  for (const key of Object.keys(headers)) {
+  const lowered = loweredProxyHeaderNames(names);
+  for (const name of lowered.names) delete headers[name];
+  if (lowered.prefixes.length === 0) return;
+  for (const key in headers) {
+    if (!Object.hasOwn(headers, key)) continue;
     const lower = key.toLowerCase();
-    if (prefixes.some((prefix) => lower.startsWith(prefix))) delete headers[key];
+    for (const prefix of lowered.prefixes) {
+      if (lower.startsWith(prefix)) {
+        delete headers[key];
+        break;
+      }
+    }
   }
+}
+
+/** A ProxyHeaderNames' names and prefixes in lower case, computed once (they run on every request). */
+const loweredProxyHeaders = new WeakMap<ProxyHeaderNames, { readonly names: readonly string[]; readonly prefixes: readonly string[] }>();
+
+function loweredProxyHeaderNames(names: ProxyHeaderNames): { readonly names: readonly string[]; readonly prefixes: readonly string[] } {
+  let lowered = loweredProxyHeaders.get(names);
+  if (lowered === undefined) {
+    lowered = {
+      names: [...names.usernameHeaders, ...names.uidHeaders, ...names.groupHeaders].map((name) => name.toLowerCase()),
+      prefixes: names.extraHeaderPrefixes.map((prefix) => prefix.toLowerCase()),
+    };
+    loweredProxyHeaders.set(names, lowered);
+  }
+  return lowered;
 }
 
 /** The extended key usage a client certificate must allow when it lists any (RFC 5280 4.2.1.12). */
