@@ -1,6 +1,7 @@
-// Owns: the in-memory Raft log of one member with its stable/commit/applied cursors, and its
-// compaction offset (the snapshot it starts after). Pure. Must not do I/O: the driver persists
-// what `unstableEntries()` returns and reports back.
+// Owns: the in-memory Raft log of one member with its stable/commit/applied cursors, its
+// compaction offset (the snapshot it starts after, or the last applied entry it forgot) and the
+// configuration in effect at that offset. Pure. Must not do I/O: the driver persists what
+// `unstableEntries()` returns and reports back.
 //
 // Invariants (checked by assertions):
 //   entries[i].index === offsetIndex + 1 + i   (the log starts after a snapshot, or at 1)
@@ -9,9 +10,12 @@
 //   stableIndex <= lastIndex()           (entries after stableIndex are not yet durable)
 //   terms never decrease along the log
 // Committed entries are never truncated (Raft paper §5.4, Leader Completeness); compaction
-// discards only applied entries, which a snapshot covers (thesis §5.1).
+// discards only applied, durable entries (thesis §5.1): the state machine holds their effect, the
+// WAL still holds them until a snapshot covers them, and the configuration they set is kept as
+// the offset's configuration.
 import { assert } from '../stdx/index.ts';
-import type { Entry, SnapshotMeta } from './types.ts';
+import { decodeConfiguration } from './configuration.ts';
+import type { Configuration, Entry, SnapshotMeta } from './types.ts';
 
 export class RaftLog {
   #entries: Entry[] = [];
@@ -20,6 +24,9 @@ export class RaftLog {
   /** Index and term of the entry just before the first held one (0/0, or a snapshot's). */
   #offsetIndex: number;
   #offsetTerm: number;
+  /** The configuration in effect at the offset (thesis §4.1: the latest one up to it); undefined
+   *  while no snapshot or compacted entry set one (the bootstrap configuration then holds). */
+  #offsetConfiguration: Configuration | undefined;
   /** Last index known durable in local storage. */
   stableIndex = 0;
   /** Highest index known committed. */
@@ -30,6 +37,7 @@ export class RaftLog {
   constructor(entries: readonly Entry[], commitIndex: number, appliedIndex: number, snapshot?: SnapshotMeta) {
     this.#offsetIndex = snapshot?.index ?? 0;
     this.#offsetTerm = snapshot?.term ?? 0;
+    this.#offsetConfiguration = snapshot?.configuration;
     for (const entry of entries) this.#push(entry);
     this.stableIndex = this.lastIndex();
     assert(appliedIndex >= this.#offsetIndex, `applied ${appliedIndex} below the snapshot at ${this.#offsetIndex}`);
@@ -42,6 +50,12 @@ export class RaftLog {
   /** Index of the last compacted entry (0 if none): entries up to it live in a snapshot. */
   offsetIndex(): number {
     return this.#offsetIndex;
+  }
+
+  /** The configuration in effect at offsetIndex(): the latest one the snapshot or the compacted
+   *  entries set; undefined if none did (the bootstrap configuration is in effect there). */
+  offsetConfiguration(): Configuration | undefined {
+    return this.#offsetConfiguration;
   }
 
   firstIndex(): number {
@@ -217,8 +231,9 @@ export class RaftLog {
   }
 
   /**
-   * Log compaction (thesis §5.1): forget entries up to `index`, which a durable snapshot covers.
-   * Only applied and durable entries may go.
+   * Log compaction (thesis §5.1): forget entries up to `index`. Only applied and durable entries
+   * may go (the state machine and the WAL hold them); the latest configuration entry among them
+   * becomes the offset's configuration.
    */
   compactTo(index: number): void {
     assert(index <= this.appliedIndex, `compacting ${index} beyond applied ${this.appliedIndex}`);
@@ -226,6 +241,8 @@ export class RaftLog {
     if (index <= this.#offsetIndex) return;
     const term = this.termAt(index);
     assert(term !== undefined, `no term at compaction point ${index}`);
+    const configured = this.latestConfigurationIndex(index);
+    if (configured !== undefined) this.#offsetConfiguration = decodeConfiguration(this.entryAt(configured).data);
     this.#entries = this.#entries.slice(index - this.#offsetIndex);
     this.#configurationIndexes = this.#configurationIndexes.filter((configured) => configured > index);
     this.#offsetIndex = index;
@@ -244,6 +261,7 @@ export class RaftLog {
     this.#configurationIndexes = [];
     this.#offsetIndex = snapshot.index;
     this.#offsetTerm = snapshot.term;
+    this.#offsetConfiguration = snapshot.configuration;
     this.stableIndex = snapshot.index;
     this.commitIndex = snapshot.index;
   }

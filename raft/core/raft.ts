@@ -54,6 +54,13 @@ export class Raft {
   configuration: Configuration;
   /** Newest snapshot this member holds (to send to followers behind the compacted log). */
   snapshot: Snapshot | undefined;
+  /**
+   * Leader: a peer needs entries below the log's offset and the snapshot held is missing or
+   * older than the offset: the driver should take one at its applied index and compact() to it.
+   * Member compaction stops meanwhile (compaction.ts). Cleared by a usable snapshot and on any
+   * change of role.
+   */
+  snapshotWanted = false;
   /** A snapshot received from the leader that the driver must persist and apply (Ready). */
   pendingSnapshot: Snapshot | undefined = undefined;
   /** A snapshot being received in chunks. */
@@ -103,11 +110,17 @@ export class Raft {
     return this.#config.snapshotChunkBytes ?? snapshotChunkBytesDefault;
   }
 
-  /** The configuration as of log index `index` (for snapshots and after truncation). */
+  /**
+   * The configuration as of log index `index`, at or above the log's offset (for snapshots and
+   * after truncation): the latest configuration entry held up to it, else the one in effect at
+   * the offset (set by the snapshot or by compacted entries), else the bootstrap configuration.
+   */
   configurationAt(index: number): Configuration {
+    assert(index >= this.log.offsetIndex(), `the configuration at ${index}, below the log's offset ${this.log.offsetIndex()}, is not known`);
     const configured = this.log.latestConfigurationIndex(index);
     if (configured !== undefined) return decodeConfiguration(this.log.entryAt(configured).data);
-    if (this.snapshot !== undefined) return this.snapshot.meta.configuration;
+    const atOffset = this.log.offsetConfiguration();
+    if (atOffset !== undefined) return atOffset;
     return { voters: [...this.#config.voters], learners: [...(this.#config.learners ?? [])] };
   }
 
@@ -414,6 +427,7 @@ export class Raft {
 
   #resetRoleState(): void {
     this.#resetElectionTimer();
+    this.snapshotWanted = false;
     this.heartbeatElapsed = 0;
     this.preCandidate = false;
     this.leadTransferee = undefined;

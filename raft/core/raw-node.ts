@@ -1,11 +1,13 @@
 // Owns: RawNode, the single-threaded facade the driver uses (etcd's RawNode): tick, step,
 // propose, readIndex, membership changes, leadership transfer, log compaction (snapshotMeta,
-// compact), then ready()/advance() to collect effects (ordering contract in ready.ts). Pure;
+// compact, compactApplied, and snapshotWanted: a leader asking for a snapshot to send), then
+// ready()/advance() to collect effects (ordering contract in ready.ts). Pure;
 // not reentrant. The API only grows: the simulator drives it too.
 // Must not be stepped, ticked or proposed to between ready() and advance(): the driver buffers
 // inputs while it persists, which keeps the unstable-log bookkeeping trivially correct.
 import { assert } from '../stdx/index.ts';
 import { committedEntriesPerReadyMax, compactionRetainEntries, entryDataBytesMax } from './limits.ts';
+import { memberCompactionIndex } from './compaction.ts';
 import { Raft } from './raft.ts';
 import type { RaftConfig } from './raft.ts';
 import type { Ready } from './ready.ts';
@@ -187,7 +189,8 @@ export class RawNode {
   /**
    * Log compaction (thesis §5.1): the driver persisted `snapshot` (taken at the state machine's
    * applied index). The core keeps it to send to followers behind the log, and forgets entries
-   * up to `retainEntries` before its index. Not between ready() and advance().
+   * up to `retainEntries` before its index. A snapshot the log continues from (its index at or
+   * above the log's offset) satisfies snapshotWanted(). Not between ready() and advance().
    */
   compact(snapshot: Snapshot, retainEntries = compactionRetainEntries): void {
     this.#assertNoReadyOutstanding('compact');
@@ -197,25 +200,31 @@ export class RawNode {
     if (raft.snapshot === undefined || snapshot.meta.index > raft.snapshot.meta.index) raft.snapshot = snapshot;
     const compactIndex = Math.min(snapshot.meta.index - retainEntries, raft.log.stableIndex);
     if (compactIndex > raft.log.offsetIndex()) raft.log.compactTo(compactIndex);
+    if (raft.snapshot.meta.index >= raft.log.offsetIndex()) raft.snapshotWanted = false;
   }
 
   /**
-   * A sole member (the configuration, committed or not, names only this voter and no learner)
-   * sends entries to no one, so it forgets applied, durable entries without waiting for a
-   * snapshot at their index: a single-member store does not keep every command since its last
-   * snapshot in memory. The newest configuration entry held stays (configurationAt reads it).
-   * The log's offset may then pass the kept snapshot's index: before the membership grows the
-   * driver must compact() to a snapshot at or beyond offsetIndex. Not between ready() and advance().
+   * Member compaction (compaction.ts): forgets applied, durable entries this member will not
+   * send, without waiting for a snapshot at their index: it keeps `retainEntries` behind its
+   * applied index and, as leader, what its peers still need; a sole member and a follower keep
+   * only that tail. The driver calls it after every advance(); it forgets a batch of at least
+   * `retainEntries` entries at a time. The log's offset may then pass the kept snapshot: a leader
+   * that must send a peer entries below it asks for a fresh snapshot (snapshotWanted()).
+   * Not between ready() and advance().
    */
-  compactSoleMember(): void {
-    this.#assertNoReadyOutstanding('compactSoleMember');
-    const raft = this.#raft;
-    const { voters, learners } = raft.configuration;
-    if (voters.length !== 1 || voters[0] !== raft.id || learners.length > 0) return;
-    let index = Math.min(raft.log.appliedIndex, raft.log.stableIndex);
-    const configured = raft.log.latestConfigurationIndex();
-    if (configured !== undefined) index = Math.min(index, configured - 1);
-    if (index > raft.log.offsetIndex()) raft.log.compactTo(index);
+  compactApplied(retainEntries = compactionRetainEntries): void {
+    this.#assertNoReadyOutstanding('compactApplied');
+    const index = memberCompactionIndex(this.#raft, retainEntries);
+    if (index !== undefined) this.#raft.log.compactTo(index);
+  }
+
+  /**
+   * True when this leader must send a peer entries it compacted and holds no snapshot its log
+   * continues from: the driver should take a snapshot at its applied index (snapshotMeta) and
+   * compact() to it; the transfer starts at the next heartbeat. Member compaction waits meanwhile.
+   */
+  snapshotWanted(): boolean {
+    return this.#raft.snapshotWanted;
   }
 
   /** The configuration in effect (the latest in the log, committed or not: thesis §4.1). */

@@ -2,8 +2,11 @@
 // follower that needs compacted entries, and the follower assembling, installing and
 // acknowledging it. Pure. One chunk per follower is in flight; a lost chunk is resent at the
 // next heartbeat, and the follower's answer names the next byte it expects, so a transfer
-// resumes where it stopped (or restarts at 0 when the follower lost its partial copy).
+// resumes where it stopped (or restarts at 0 when the follower lost its partial copy). A leader
+// without a snapshot its log continues from sends none and asks the driver for one
+// (snapshotWanted, compaction.ts).
 import { assert } from '../stdx/index.ts';
+import { usableSnapshotOrWant } from './compaction.ts';
 import { snapshotBytesMax } from './limits.ts';
 import type { Raft } from './raft.ts';
 import type { InstallSnapshot, NodeId, Snapshot, SnapshotMeta, SnapshotResponse } from './types.ts';
@@ -15,12 +18,17 @@ export interface IncomingSnapshot {
   bytes: number;
 }
 
-/** Leader: sends `peer` the next chunk of the current snapshot, starting a transfer if needed. */
+/**
+ * Leader: sends `peer` the next chunk of the current snapshot, starting a transfer if needed.
+ * Without a snapshot the log continues from (none, or one older than the log's offset), sends
+ * nothing and asks the driver for one (compaction.ts); the transfer starts once it arrives.
+ */
 export function sendSnapshotChunk(raft: Raft, peer: NodeId): boolean {
   const progress = raft.progress.get(peer);
-  const snapshot = raft.snapshot;
   assert(progress !== undefined, `no progress for ${peer}`);
-  assert(snapshot !== undefined, `follower ${peer} needs compacted entries but there is no snapshot`);
+  if (!usableSnapshotOrWant(raft)) return false;
+  const snapshot = raft.snapshot;
+  assert(snapshot !== undefined, 'a usable snapshot exists');
   if (progress.state !== 'snapshot' || progress.snapshotIndex !== snapshot.meta.index) {
     progress.becomeSnapshot(snapshot.meta.index); // a newer snapshot replaces an older transfer
   }

@@ -5,12 +5,15 @@
 // Snapshots: about every snapshotEveryEntries applied entries (at a per-member phase, so the
 // members of a group do not all snapshot at the same index) the driver takes a state machine
 // snapshot, persists it (DiskStorage: snapshot file, WAL marker, release of old segments) and
-// compacts the core's log. A sole member (no other voter or learner) also forgets applied
-// entries after every iteration (RawNode.compactSoleMember), and snapshots before a membership
-// change when that left its log past its snapshot. A state machine with snapshotView() is serialised off the loop: the
-// loop captures the view (cheap) and goes on; when the bytes are ready the loop persists them
-// and compacts (a snapshot installed from the leader meanwhile makes them obsolete). A snapshot received from the leader arrives in a Ready and is
-// persisted before anything else in it, then restored into the state machine before applying.
+// compacts the core's log. Every member also forgets applied entries it will not send after
+// every iteration (RawNode.compactApplied: the retained tail, and as leader what its peers still
+// need), so the log's offset may pass the newest snapshot; a leader that must then send a peer a
+// snapshot asks for one (RawNode.snapshotWanted) and the driver takes it at once, off schedule.
+// A state machine with snapshotView() is serialised off the loop: the loop captures the view
+// (cheap) and goes on; when the bytes are ready the loop persists them and compacts (a snapshot
+// installed from the leader meanwhile makes them obsolete). A snapshot received from the leader
+// arrives in a Ready and is persisted before anything else in it, then restored into the state
+// machine before applying.
 // Membership (changeMembership) and leadership transfer (transferLeadership) are queued like
 // proposals and handed to the core by the loop; their promises settle on apply (membership)
 // or when this member sees the new leader (transfer).
@@ -337,15 +340,11 @@ export class RaftNode<Result> {
   }
 
   async #iterate(): Promise<void> {
-    if (this.#membership.hasQueued() && this.#core.status().offsetIndex > this.#snapshotIndex) {
-      // A sole member compacted past its snapshot (compactSoleMember): a member about to join
-      // would be sent that snapshot and then need entries no longer held. Snapshot here first.
-      await this.#snapshotInline();
-    }
     this.#feedInputs();
     this.#observeLeadership();
     if (!this.#core.hasReady()) {
-      await this.#saveWrittenSnapshot();
+      // A leader may have asked for a snapshot while handling an answer that produced no Ready.
+      await this.#maybeSnapshot();
       return;
     }
     const ready = this.#core.ready();
@@ -363,23 +362,25 @@ export class RaftNode<Result> {
     this.#reads.confirm(ready.readStates);
     this.#reads.resolveApplied(this.#stateMachine.appliedIndex());
     this.#core.advance();
-    // A sole member replicates to no one: applied entries need not wait for a snapshot to go.
-    this.#core.compactSoleMember();
+    // Applied entries no peer will be sent need not wait for a snapshot to go (compaction.ts).
+    this.#core.compactApplied();
     this.#observeLeadership();
     await this.#maybeSnapshot();
   }
 
   /**
-   * Log compaction (thesis §5.1): snapshot the state machine on this member's schedule. With
-   * snapshotView() the capture is the only part on the loop (the serialisation runs between
-   * iterations and the loop persists its bytes when they are ready); without it, snapshot()
-   * runs inline. Persisting (the file's write and fsync) runs on the loop either way.
+   * Log compaction (thesis §5.1): snapshot the state machine on this member's schedule, or at
+   * once when the core wants one to send a peer (RawNode.snapshotWanted). With snapshotView()
+   * the capture is the only part on the loop (the serialisation runs between iterations and the
+   * loop persists its bytes when they are ready); without it, snapshot() runs inline. Persisting
+   * (the file's write and fsync) runs on the loop either way.
    */
   async #maybeSnapshot(): Promise<void> {
     await this.#saveWrittenSnapshot();
     if (this.#snapshotWriting !== undefined) return;
     const appliedIndex = this.#stateMachine.appliedIndex();
-    if (!snapshotDue(this.#snapshotIndex, appliedIndex, this.#snapshotEveryEntries, this.#snapshotPhase)) return;
+    const due = snapshotDue(this.#snapshotIndex, appliedIndex, this.#snapshotEveryEntries, this.#snapshotPhase);
+    if (!due && !this.#core.snapshotWanted()) return;
     const startedMs = performance.now();
     const meta = this.#core.snapshotMeta(appliedIndex);
     const view = this.#stateMachine.snapshotView?.();

@@ -59,7 +59,7 @@ function replayOne(seed: number, overrides: Pick<Arguments, 'nodes' | 'steps'>):
     + ` partitions=${stats.partitions} ops=${stats.operations} completed=${stats.completed} pending=${stats.pending}`
     + ` linearizability=${result.linearizability ?? '-'} traceHash=${result.traceHash}`);
   console.log(`membership changes=${stats.membershipChanges} refused=${stats.membershipRefused} transfers=${stats.transfers}`
-    + ` snapshots taken=${stats.snapshotsTaken} installed=${stats.snapshotsInstalled} lost=${stats.snapshotsLost} checked=${stats.snapshotsChecked}`
+    + ` snapshots taken=${stats.snapshotsTaken} installed=${stats.snapshotsInstalled} onDemand=${stats.snapshotsOnDemand} lost=${stats.snapshotsLost} checked=${stats.snapshotsChecked}`
     + ` final voters=${stats.finalVoters.join(',')}`);
   if (result.violation !== undefined) for (const line of result.violation.detail) console.log(`  ${line}`);
   return result.violation === undefined ? 0 : 1;
@@ -69,19 +69,20 @@ function runMany(args: Arguments): number {
   const started = performance.now();
   const violations: SimResult[] = [];
   const unknown: number[] = [];
-  const exercised = { installed: 0, lost: 0, membership: 0, transfers: 0 };
+  const exercised = { installed: 0, onDemand: 0, lost: 0, membership: 0, transfers: 0 };
   for (let seed = args.start; seed < args.start + args.seeds; seed += 1) {
     const result = runSimulation(seed, { memberCount: args.nodes, steps: args.steps });
     if (result.violation !== undefined) violations.push(result);
     if (result.linearizability === 'unknown') unknown.push(seed);
     const stats = result.stats;
     if (stats.snapshotsInstalled > 0) exercised.installed += 1;
+    if (stats.snapshotsOnDemand > 0) exercised.onDemand += 1;
     if (stats.snapshotsLost > 0) exercised.lost += 1;
     if (stats.membershipChanges > 0) exercised.membership += 1;
     if (stats.transfers > 0) exercised.transfers += 1;
   }
   console.log(`${args.seeds} seeds, ${violations.length} violations`);
-  console.log(`seeds exercising: InstallSnapshot ${exercised.installed}, snapshot writes lost in a crash ${exercised.lost},`
+  console.log(`seeds exercising: InstallSnapshot ${exercised.installed}, snapshots on demand ${exercised.onDemand}, snapshot writes lost in a crash ${exercised.lost},`
     + ` membership changes ${exercised.membership}, leadership transfers ${exercised.transfers}`);
   if (unknown.length > 0) console.log(`${unknown.length} seeds with linearizability unknown (search bound reached): ${unknown.join(' ')}`);
   const known = violations.filter((result) => result.violation!.knownIssue !== undefined).length;

@@ -1,8 +1,10 @@
 // Owns: one simulated member: a RawNode driven like raft/node's RaftNode (inputs buffered while a
 // Ready or a snapshot is being persisted; persist → fsync → send → restore/apply → serve reads →
 // advance, with a leader's appends sent before its fsync when the Ready allows it), its faulty
-// storage, its KV state machine, log compaction (every `snapshotEveryEntries` applied entries:
-// snapshot the KV state with its session table, persist it, fsync, then compact() the core),
+// storage, its KV state machine, log compaction (every `snapshotEveryEntries` applied entries,
+// or at once when the core wants a snapshot to send a peer (RawNode.snapshotWanted): snapshot
+// the KV state with its session table, persist it, fsync, then compact() the core; and after
+// every Ready, compactApplied(), which forgets applied entries no peer will be sent),
 // snapshots installed from the leader (persisted with the Ready, then restored into the KV), the
 // administrative requests the cluster hands it (membership change, leadership transfer) and the
 // server side of the client protocol (propose writes, ReadIndex for gets, answer once applied).
@@ -86,6 +88,8 @@ export class SimMember {
   incarnation = 0;
   /** Leader messages sent before the leader's own fsync completed (Ready.sendAppendsBeforePersist). */
   earlySends = 0;
+  /** Snapshots taken because the core wanted one to send a peer (RawNode.snapshotWanted). */
+  snapshotsOnDemand = 0;
   readonly #voters: readonly string[];
   readonly #timers: CoreTimers;
   readonly #snapshots: SnapshotKnobs;
@@ -250,8 +254,17 @@ export class SimMember {
     }
     this.#serveConfirmedReads(running);
     running.core.advance();
+    // Member compaction (as RaftNode after each iteration), on seeds that compact at all.
+    if (this.#snapshots.everyEntries > 0) this.#compactApplied(running);
     this.#observeLeadership(running);
     this.#maybeSnapshot(running);
+  }
+
+  #compactApplied(running: Running): void {
+    const before = running.core.status().offsetIndex;
+    running.core.compactApplied(this.#snapshots.retainEntries);
+    const after = running.core.status().offsetIndex;
+    if (after !== before) this.#env.trace(`${this.id} forgot applied entries ${before + 1}-${after} (retain ${this.#snapshots.retainEntries})`);
   }
 
   /** Ready step 3 for a snapshot from the leader: the KV state (values and sessions) is replaced. */
@@ -270,15 +283,21 @@ export class SimMember {
     this.#serveConfirmedReads(running);
   }
 
-  /** Log compaction on schedule (thesis §5.1): snapshot the KV, persist it; compact after the fsync. */
+  /**
+   * Log compaction on schedule (thesis §5.1), or at once when the core wants a snapshot to send a
+   * peer: snapshot the KV, persist it; compact after the fsync.
+   */
   #maybeSnapshot(running: Running): void {
     const every = this.#snapshots.everyEntries;
     const applied = running.kv.appliedIndex;
-    if (every === 0 || running.syncing !== undefined || applied < running.snapshotIndex + every) return;
+    if (every === 0 || running.syncing !== undefined) return;
+    const wanted = running.core.snapshotWanted();
+    if (applied < running.snapshotIndex + every && !wanted) return;
     const snapshot: Snapshot = { meta: running.core.snapshotMeta(applied), data: running.kv.snapshot() };
     running.snapshotIndex = applied;
+    if (wanted) this.snapshotsOnDemand += 1;
     this.#env.onSnapshot(this, snapshot, 'taken');
-    this.#env.trace(`${this.id} snapshot at ${applied}/${snapshot.meta.term} (${snapshot.data.byteLength} bytes), persisting`);
+    this.#env.trace(`${this.id} snapshot at ${applied}/${snapshot.meta.term} (${snapshot.data.byteLength} bytes${wanted ? ', wanted to send a peer' : ''}), persisting`);
     this.storage.writeSnapshot(snapshot);
     running.syncing = { kind: 'snapshot', snapshot };
     this.#env.scheduleFsync(this);

@@ -84,6 +84,8 @@ export interface SimStats {
   readonly transfers: number;
   readonly snapshotsTaken: number;
   readonly snapshotsInstalled: number;
+  /** Snapshots taken because a leader's core wanted one to send a peer (its log had passed the last). */
+  readonly snapshotsOnDemand: number;
   /** Unsynced snapshot records (taken or received) that crashes lost. */
   readonly snapshotsLost: number;
   /** Snapshots the safety checker compared with its reference state machine. */
@@ -567,7 +569,8 @@ class Simulation {
       crashes: this.#crashes, partitions: this.#partitions, operations: this.#history.size,
       completed: this.#clients.reduce((sum, client) => sum + client.completed, 0), pending: this.#history.pendingCount(),
       membershipChanges: this.#membershipChanges, membershipRefused: this.#membershipRefused, transfers: this.#transfers,
-      snapshotsTaken: this.#snapshotsTaken, snapshotsInstalled: this.#snapshotsInstalled, snapshotsLost: this.#snapshotsLost, snapshotsChecked: this.#checker.snapshotsChecked,
+      snapshotsTaken: this.#snapshotsTaken, snapshotsInstalled: this.#snapshotsInstalled,
+      snapshotsOnDemand: this.#members.reduce((sum, member) => sum + member.snapshotsOnDemand, 0), snapshotsLost: this.#snapshotsLost, snapshotsChecked: this.#checker.snapshotsChecked,
       finalVoters: this.#leader()?.configuration()?.voters ?? [],
     };
   }

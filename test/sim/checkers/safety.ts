@@ -203,7 +203,9 @@ export class SafetyChecker {
     this.#leaderCommit.set(member.id, { term: status.term, commit: status.commitIndex, voters });
     if (seen === undefined || seen.term !== status.term || status.commitIndex <= seen.commit) return;
     const index = status.commitIndex;
-    const term = member.entryAt(index).term;
+    // A member forgets applied entries (RawNode.compactApplied): at or below its log's offset the
+    // committed entry is the one it applied.
+    const term = index > status.offsetIndex ? member.entryAt(index).term : this.#appliedPoint(index, member.id).term;
     const holding = (group: readonly string[]): string[] =>
       group.filter((voter) => members.find((view) => view.id === voter)?.durablyHolds(index, term) === true);
     if (holding(voters).length * 2 > voters.length) return;

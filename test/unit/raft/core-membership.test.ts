@@ -151,3 +151,33 @@ describe('raft core - membership changes after an election', () => {
     expect(network.node('a').proposeMembershipChange({ type: 'remove', id: 'c' }).accepted).toBe(true);
   });
 });
+
+describe('raft core - the configuration survives compaction past its entry', () => {
+  it('a member that forgot a configuration entry (and holds an older snapshot) keeps it in effect and snapshots it', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    for (let position = 0; position < 5; position += 1) network.node('a').propose(encode(`early${position}`));
+    settle(network, 'a');
+    const before = network.compact('b', 0); // b's snapshot names the old configuration
+    expect(before.meta.configuration).toEqual({ voters: ['a', 'b', 'c'], learners: [] });
+    network.addMember('d', ['a', 'b', 'c']);
+    change(network, 'a', { type: 'addLearner', id: 'd' });
+    for (let position = 0; position < 5; position += 1) network.node('a').propose(encode(`late${position}`));
+    settle(network, 'a');
+    const withLearner = { voters: ['a', 'b', 'c'], learners: ['d'] };
+    for (const id of ['a', 'b', 'c']) {
+      const node = network.node(id);
+      node.compactApplied(0);
+      expect(node.status().offsetIndex).toBe(node.status().appliedIndex); // past the configuration entry
+      expect(node.configuration()).toEqual(withLearner);
+      expect(node.snapshotMeta(node.status().appliedIndex).configuration).toEqual(withLearner);
+    }
+    // The next leader replicates to the learner its configuration names.
+    network.isolate('a');
+    const leader = network.electAmong(['b', 'c']);
+    network.node(leader).propose(encode('under a new leader'));
+    settle(network, leader, 5);
+    expect(network.member('d').state).toEqual(network.member(leader).state);
+    expect(network.node('d').configuration()).toEqual(withLearner);
+  });
+});

@@ -1,5 +1,6 @@
 // A deterministic in-test network of RawNodes: a FIFO message pump, simulated persistence and
-// link cuts. No timers or I/O: every step is driven by the test, so runs are reproducible.
+// link cuts. No timers or I/O: every step is driven by the test, so runs are reproducible. Like
+// a driver, it takes a snapshot at once when a leader's core wants one (RawNode.snapshotWanted).
 import { RawNode } from '../../../raft/core/index.ts';
 import type { Entry, HardState, Message, NodeId, RaftConfig, ReadState, RestoredState, Snapshot } from '../../../raft/core/index.ts';
 import { createRng } from '../../../raft/stdx/index.ts';
@@ -35,6 +36,10 @@ export class CoreNetwork {
   readonly #queue: Message[] = [];
   readonly #cut = new Set<string>();
   intercept: Intercept | undefined = undefined;
+  /** Snapshots taken because a leader's core wanted one to send a peer. */
+  snapshotsOnDemand = 0;
+  /** False: leave a wanted snapshot untaken (to look at the core meanwhile). */
+  takeWantedSnapshots = true;
 
   constructor(
     ids: readonly NodeId[], restored: Partial<Record<NodeId, RestoredState>> = {}, electionTicks = 10,
@@ -113,6 +118,12 @@ export class CoreNetwork {
       for (const member of this.members.values()) {
         while (member.node.hasReady()) {
           this.#handleReady(member);
+          progressed = true;
+        }
+        if (this.takeWantedSnapshots && member.node.snapshotWanted()) {
+          // Kept to send, without compacting further: peers in step may still need entries.
+          this.snapshotsOnDemand += 1;
+          this.compact(member.id, member.node.status().appliedIndex);
           progressed = true;
         }
       }

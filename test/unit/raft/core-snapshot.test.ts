@@ -96,29 +96,141 @@ describe('raft core - snapshots and InstallSnapshot (R=3)', () => {
   });
 });
 
-describe('raft core - a sole member compacts applied entries without a snapshot', () => {
-  it('forgets applied, durable entries while it replicates to no one; not once the configuration names a learner', () => {
+describe('raft core - member compaction (compactApplied) and snapshots on demand', () => {
+  it('a sole member forgets applied, durable entries; the term at the offset stays known', () => {
     const network = new CoreNetwork(['a']);
     network.electByTicks('a');
     proposeMany(network, 'a', 'v', 20);
     const node = network.node('a');
     const applied = node.status().appliedIndex;
     expect(applied).toBeGreaterThanOrEqual(20);
-    node.compactSoleMember();
+    node.compactApplied(0);
     expect(node.status().offsetIndex).toBe(applied);
     expect(() => node.entryAt(applied)).toThrow(/no entry/);
-    // The term at the offset stays known: the next entries append and commit after it.
     proposeMany(network, 'a', 'w', 5);
     expect(node.status().appliedIndex).toBe(applied + 5);
     expect(node.status().commitIndex).toBe(applied + 5);
+  });
 
-    // A configuration naming a learner (in effect once appended, committed or not): the learner
-    // will need entries, so nothing more is compacted without a snapshot.
-    const offset = node.status().offsetIndex;
-    proposeMany(network, 'a', 'x', 3);
-    const change = node.proposeMembershipChange({ type: 'addLearner', id: 'b' });
-    expect(change.accepted).toBe(true);
-    node.compactSoleMember();
-    expect(node.status().offsetIndex).toBe(offset);
+  it('a follower keeps the retained tail, a leader also what its peers lack, forgotten in batches', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    network.isolate('c');
+    proposeMany(network, 'a', 'v', 40); // applied 41 on a and b; c holds 1
+    // A batch is at least the retained count: 41 - 16 = 25 entries may go, >= 16.
+    network.node('b').compactApplied(16);
+    expect(network.node('b').status().offsetIndex).toBe(25);
+    network.node('b').compactApplied(16); // nothing new: less than a batch
+    expect(network.node('b').status().offsetIndex).toBe(25);
+    // The leader keeps entries from c's match (1): nothing goes while c may still be fed.
+    network.node('a').compactApplied(0);
+    expect(network.node('a').status().offsetIndex).toBe(1);
+    network.heal();
+    network.tick('a');
+    network.pump();
+    expect(network.node('c').status().appliedIndex).toBe(41);
+    network.node('a').compactApplied(0);
+    expect(network.node('a').status().offsetIndex).toBe(41);
+    expect(network.snapshotsOnDemand).toBe(0);
+  });
+
+  it('a leader whose log passed its snapshot sends a fresh one, not the stale one, to a follower far behind', () => {
+    const network = new CoreNetwork(['a', 'b', 'c'], {}, 10, { snapshotChunkBytes: 64 });
+    network.electByTicks('a');
+    proposeMany(network, 'a', 'early', 5);
+    const stale = network.compact('b', 0); // b's own snapshot, as a follower
+    network.isolate('c');
+    proposeMany(network, 'a', 'missed', 30);
+    network.node('b').compactApplied(0); // a follower keeps the retained tail only: none here
+    const offset = network.node('b').status().offsetIndex;
+    expect(stale.meta.index).toBeLessThan(offset);
+    const sent: number[] = [];
+    network.intercept = (message) => {
+      if (message.type === 'installSnapshot' && message.offset === 0) sent.push(message.snapshot.index);
+      return message;
+    };
+    network.heal();
+    network.isolate('a');
+    expect(network.electAmong(['b', 'c'])).toBe('b');
+    for (let round = 0; round < 6; round += 1) {
+      network.tick('b');
+      network.pump();
+    }
+    proposeMany(network, 'b', 'after', 2);
+    // Never the snapshot the log does not continue from: one taken on demand at the offset or later.
+    expect(network.snapshotsOnDemand).toBe(1);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((index) => index >= offset)).toBe(true);
+    expect(network.member('c').snapshot!.meta.index).toBeGreaterThanOrEqual(offset);
+    expect(network.member('c').state).toEqual(network.member('b').state);
+    expect(network.member('c').state.at(-1)).toBe('after1');
+    expect(network.node('b').snapshotWanted()).toBe(false);
+  });
+
+  it('a leader that compacted without any snapshot takes one on demand for a follower far behind', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.isolate('c');
+    network.electByTicks('a');
+    proposeMany(network, 'a', 'v', 30);
+    // c never answered: its match (0) holds nothing back; b's does until it acknowledged all.
+    network.node('a').compactApplied(0);
+    expect(network.node('a').status().offsetIndex).toBe(31);
+    network.heal();
+    for (let round = 0; round < 6; round += 1) {
+      network.tick('a');
+      network.pump();
+    }
+    expect(network.snapshotsOnDemand).toBe(1);
+    expect(network.member('c').state).toEqual(network.member('a').state);
+  });
+
+  it('a follower that compacted, then leads, brings a lagging member up by a snapshot it takes on demand', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    proposeMany(network, 'a', 'early', 3);
+    network.isolate('c');
+    proposeMany(network, 'a', 'missed', 30);
+    // No snapshot anywhere: b (a follower) forgets what it applied.
+    network.node('b').compactApplied(0);
+    expect(network.node('b').status().offsetIndex).toBeGreaterThan(network.node('c').status().lastIndex);
+    network.heal();
+    network.isolate('a');
+    expect(network.electAmong(['b', 'c'])).toBe('b');
+    for (let round = 0; round < 6; round += 1) {
+      network.tick('b');
+      network.pump();
+    }
+    proposeMany(network, 'b', 'after', 2);
+    expect(network.snapshotsOnDemand).toBe(1);
+    expect(network.member('c').snapshot).toBeDefined();
+    expect(network.member('c').state).toEqual(network.member('b').state);
+    expect(network.member('c').state.at(-1)).toBe('after1');
+  });
+
+  it('member compaction waits while a snapshot is wanted, so the one the driver takes is usable', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    network.isolate('c');
+    proposeMany(network, 'a', 'v', 10);
+    network.node('b').compactApplied(0);
+    network.takeWantedSnapshots = false;
+    network.heal();
+    network.isolate('a');
+    expect(network.electAmong(['b', 'c'])).toBe('b');
+    const b = network.node('b');
+    expect(b.snapshotWanted()).toBe(true);
+    const offset = b.status().offsetIndex;
+    proposeMany(network, 'b', 'w', 5);
+    b.compactApplied(0);
+    expect(b.status().offsetIndex).toBe(offset);
+    network.takeWantedSnapshots = true;
+    for (let round = 0; round < 4; round += 1) {
+      network.tick('b');
+      network.pump();
+    }
+    expect(b.snapshotWanted()).toBe(false);
+    expect(network.member('c').state).toEqual(network.member('b').state);
+    b.compactApplied(0);
+    expect(b.status().offsetIndex).toBe(b.status().appliedIndex);
   });
 });

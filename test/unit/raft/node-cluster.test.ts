@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compactionRetainEntries } from '../../../raft/core/index.ts';
 import { MembershipChangeRefusedError, MemoryHub, NotLeaderError, RaftNode, TransferFailedError } from '../../../raft/index.ts';
 import type { Configuration, MembershipChange } from '../../../raft/index.ts';
 import { ListStateMachine } from './list-state-machine.ts';
@@ -164,19 +165,32 @@ describe('raft node - clusters over the memory hub: membership, transfer, PreVot
   });
 });
 
-describe('raft node - a sole member compacted past its snapshot grows', () => {
-  it('snapshots before adding a learner, which catches up from that snapshot', async () => {
+describe('raft node - a member that forgot applied entries grows the group', () => {
+  it('takes a snapshot when the learner it adds needs entries it forgot; the learner catches up from it', async () => {
     const hub = new MemoryHub();
     const machineA = new ListStateMachine();
     const machineB = new ListStateMachine();
-    // No periodic snapshot within the test: the log is compacted by compactSoleMember alone.
-    const a = await RaftNode.open({ id: 'a', peers: ['a'], dataDir: path.join(baseDir, 'a'), stateMachine: machineA, transport: hub.connect('a'), snapshotEveryEntries: 10_000, ...timing });
+    const snapshotsTaken: number[] = [];
+    const log = (message: string, fields?: Record<string, unknown>): void => {
+      if (message === 'raft snapshot taken') snapshotsTaken.push(Number(fields?.['index']));
+    };
+    // No periodic snapshot within the test: the log is compacted by compactApplied alone, which
+    // keeps the retained tail (compactionRetainEntries) and forgets a batch at least as long.
+    const a = await RaftNode.open({
+      id: 'a', peers: ['a'], dataDir: path.join(baseDir, 'a'), stateMachine: machineA, transport: hub.connect('a'), snapshotEveryEntries: 10_000, log, ...timing,
+    });
     openNodes.add(a);
-    for (let position = 0; position < 30; position += 1) await a.propose(encode(`v${position}`));
+    const entries = 2 * compactionRetainEntries + 100;
+    await Promise.all(Array.from({ length: entries }, (_, position) => a.propose(encode(`v${position}`))));
+    expect(snapshotsTaken).toEqual([]);
     const b = await open(hub, 'b', machineB, true);
     expect((await a.changeMembership({ type: 'addLearner', id: 'b' })).learners).toEqual(['b']);
     await a.propose(encode('after'));
     await waitFor(() => machineB.appliedIndex() === machineA.appliedIndex(), 5_000, 'the learner to catch up');
+    expect(snapshotsTaken).toHaveLength(1);
+    expect(snapshotsTaken[0]).toBeGreaterThan(compactionRetainEntries);
+    expect(machineB.payloads()).toEqual(machineA.payloads());
+    expect(machineB.restores).toEqual(snapshotsTaken);
     expect(b.status().role).not.toBe('failed');
     expect(a.status().role).toBe('leader');
   });
