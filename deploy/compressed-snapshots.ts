@@ -4,6 +4,8 @@
 // both gzip and the uncompressed bytes written before (told apart by gzip's magic bytes, which
 // a JSON snapshot cannot start with). Why: the Raft core keeps the newest snapshot in memory
 // (to send it to a follower) and a restart reads it from disk; JSON compresses several times.
+// A restore at process start may take the bytes inflated ahead on the thread pool
+// (snapshot-prefetch.ts) when they are of the same file content.
 // Must not: change what apply() sees or returns (it delegates), or interpret the bytes.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { CommittedEntry, StateMachine } from '../raft/index.ts';
@@ -24,7 +26,7 @@ export function isGzip(bytes: Uint8Array): boolean {
  * the arena holds, kept resident after the restore. Chunks above glibc's largest mmap threshold
  * (32 MiB on 64-bit) are mapped and unmapped on their own; only touched pages are resident.
  */
-const gunzipChunkBytes = 40 * 1024 * 1024;
+export const gunzipChunkBytes = 40 * 1024 * 1024;
 
 /** The uncompressed snapshot bytes, whether `bytes` is gzip or was written uncompressed. */
 export function uncompressedSnapshot(bytes: Uint8Array): Uint8Array {
@@ -54,10 +56,20 @@ export function* gzipChunks(chunks: Iterable<Uint8Array>): Generator<Uint8Array,
   if (pendingBytes > 0) yield gzipSync(Buffer.concat(pending), gzipOptions);
 }
 
+/** Snapshot bytes inflated ahead of the restore (snapshot-prefetch.ts SnapshotPrefetch). */
+export interface InflatedAhead {
+  /** The inflated bytes of exactly `compressed`, or undefined (then the restore inflates). */
+  inflatedFor(compressed: Uint8Array): Uint8Array | undefined;
+}
+
 export class CompressedSnapshots<Result> implements StateMachine<Result> {
   readonly snapshotView?: () => SnapshotView;
 
-  constructor(private readonly machine: StateMachine<Result>) {
+  /**
+   * `prefetch`: the process's read-ahead of the snapshot file (snapshot-prefetch.ts); restore()
+   * takes its inflated bytes when they are of the very snapshot restored, and inflates otherwise.
+   */
+  constructor(private readonly machine: StateMachine<Result>, private readonly prefetch?: InflatedAhead) {
     const view = machine.snapshotView?.bind(machine);
     if (view !== undefined) {
       this.snapshotView = (): SnapshotView => {
@@ -81,6 +93,7 @@ export class CompressedSnapshots<Result> implements StateMachine<Result> {
   }
 
   restore(snapshot: Uint8Array, index: number): void {
-    this.machine.restore(uncompressedSnapshot(snapshot), index);
+    const inflated = isGzip(snapshot) ? this.prefetch?.inflatedFor(snapshot) : undefined;
+    this.machine.restore(inflated ?? uncompressedSnapshot(snapshot), index);
   }
 }

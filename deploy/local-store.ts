@@ -17,6 +17,8 @@ import { mkdir, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ClusterState, encodeCommand, commandVersion } from '../actors/index.ts';
 import { CompressedSnapshots } from './compressed-snapshots.ts';
+import { snapshotPrefetchFor } from './snapshot-prefetch.ts';
+import type { SnapshotPrefetch } from './snapshot-prefetch.ts';
 import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, ObjectKey } from '../actors/index.ts';
 import type { StoreBackend } from '../api/index.ts';
 import { RaftNode } from '../raft/index.ts';
@@ -74,7 +76,9 @@ async function dataDirWritable(dataDir: string): Promise<void> {
 class RecoveringLocalStore implements LocalStore {
   readonly state = new ClusterState();
   /** What Raft drives: the state, with its snapshots gzip-compressed (reads uncompressed ones too). */
-  readonly #stateMachine = new CompressedSnapshots(this.state);
+  readonly #stateMachine: CompressedSnapshots<CommandResult>;
+  /** The process's read-ahead of this data dir's newest snapshot, until the first open used it. */
+  #prefetch: SnapshotPrefetch | undefined;
   readonly backend: StoreBackend;
   readonly #options: LocalStoreOptions;
   readonly #quota: StorageQuota;
@@ -89,11 +93,20 @@ class RecoveringLocalStore implements LocalStore {
     this.#options = options;
     this.#quota = quota;
     this.#log = options.log ?? (() => {});
+    this.#prefetch = snapshotPrefetchFor(options.dataDir);
+    this.#stateMachine = new CompressedSnapshots(this.state, this.#prefetch);
     this.backend = this.#backend();
   }
 
   async open(): Promise<void> {
-    this.#watch(await this.#openNode());
+    // The read-ahead's inflated snapshot is taken by the (synchronous) restore only once it is there.
+    await this.#prefetch?.settled();
+    try {
+      this.#watch(await this.#openNode());
+    } finally {
+      this.#prefetch?.release();
+      this.#prefetch = undefined;
+    }
   }
 
   #openNode(): Promise<RaftNode<CommandResult>> {

@@ -3,7 +3,7 @@ export { Wal, segmentBytesMax } from './wal.ts';
 export type { WalOptions, WalState } from './wal.ts';
 export { DiskStorage } from './disk-storage.ts';
 export type { DiskStorageOptions } from './disk-storage.ts';
-export { SnapshotStore, snapshotsRetained, encodeSnapshot, decodeSnapshot } from './snapshot-store.ts';
+export { SnapshotStore, snapshotsRetained, encodeSnapshot, decodeSnapshot, snapshotFileData, snapshotFileSuffix } from './snapshot-store.ts';
 export { MemoryStorage } from './memory-storage.ts';
 export { CorruptLogError, SnapshotMissingError, StorageFailedError, StorageErrorCodes, isCorruptLog } from './errors.ts';
 export type { StorageErrorCode } from './errors.ts';

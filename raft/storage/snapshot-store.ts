@@ -23,7 +23,7 @@ const magic = 0x504e534b; // "KSNP" read as little-endian u32
 const formatVersion = 1;
 /** magic, crc, version, index, term, configuration length. */
 const headerBytes = 4 + 4 + 1 + 8 + 8 + 4;
-const snapshotSuffix = '.snap';
+export const snapshotFileSuffix = '.snap';
 const corruptSuffix = '.corrupt';
 const temporarySuffix = '.tmp';
 const indexDigits = 20;
@@ -93,7 +93,7 @@ export class SnapshotStore {
     for (const name of names.filter((candidate) => candidate.endsWith(temporarySuffix))) {
       await unlink(path.join(this.#directory, name)); // a save interrupted by a crash
     }
-    const snapshotNames = names.filter((name) => name.endsWith(snapshotSuffix)).sort().reverse();
+    const snapshotNames = names.filter((name) => name.endsWith(snapshotFileSuffix)).sort().reverse();
     const quarantined: string[] = [];
     let newest: Snapshot | undefined = undefined;
     for (const name of snapshotNames) {
@@ -113,7 +113,7 @@ export class SnapshotStore {
 }
 
 function fileName(index: number): string {
-  return `${String(index).padStart(indexDigits, '0')}${snapshotSuffix}`;
+  return `${String(index).padStart(indexDigits, '0')}${snapshotFileSuffix}`;
 }
 
 export function encodeSnapshot(snapshot: Snapshot): Buffer {
@@ -128,6 +128,19 @@ export function encodeSnapshot(snapshot: Snapshot): Buffer {
   buffer.set(snapshot.data, headerBytes + configuration.length);
   buffer.writeUInt32LE(crc32(buffer.subarray(8)), 4);
   return buffer;
+}
+
+/**
+ * The state machine's bytes in a snapshot file's `buffer`, by its header alone (no checksum: for a
+ * read-ahead whose result is only used where it equals what decodeSnapshot returned), or
+ * undefined if the header is not one this store writes.
+ */
+export function snapshotFileData(buffer: Uint8Array): Uint8Array | undefined {
+  if (buffer.byteLength < headerBytes) return undefined;
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  if (view.getUint32(0, true) !== magic || view.getUint8(8) !== formatVersion) return undefined;
+  const dataStart = headerBytes + view.getUint32(25, true);
+  return dataStart > buffer.byteLength ? undefined : buffer.subarray(dataStart);
 }
 
 /** The snapshot in `buffer`, or undefined if it is torn, foreign or fails its checksum. */
