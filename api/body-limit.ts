@@ -205,6 +205,11 @@ class BodyRead {
     return result;
   }
 
+  /** The body arrived whole before it was parsed: the deadline no longer applies. */
+  discardTimer(): void {
+    this.#stop();
+  }
+
   /** Lets whatever the client still sends flow and be discarded (the connection is closing). */
   discard(): void {
     this.#detachParsing();
@@ -289,6 +294,20 @@ function hasBody(raw: IncomingMessage): boolean {
 }
 
 /**
+ * The whole body has already arrived, unread, and its declared length is within
+ * requestBodyBytesMax: no deadline can apply any more and the parsing stream would pass every
+ * byte, so the body is read as it is (most bodies: a small one arrives with its headers, before
+ * the hooks end). Saves a stream and a pipe per request. Node's parser delivers exactly
+ * Content-Length bytes (and may not have marked the message complete yet when they are buffered).
+ */
+function arrivedWithinLimit(raw: IncomingMessage): boolean {
+  if (raw.headers['transfer-encoding'] !== undefined) return false;
+  const length = Number(raw.headers['content-length']);
+  if (!(Number.isSafeInteger(length) && length >= 0 && length <= requestBodyBytesMax)) return false;
+  return raw.complete || raw.readableLength >= length;
+}
+
+/**
  * Ends a connection after the answer without a reset: our side is half-closed once the answer is
  * written (Node calls destroySoon for a `Connection: close` response), what the client still
  * sends is read and discarded, and the socket is destroyed when the client closes or after
@@ -325,6 +344,12 @@ export function registerBodyLimit(app: FastifyInstance, limits: BodyReadLimits =
     const read = bodyReads.get(request.raw);
     if (read === undefined) return payload;
     if (read.timedOut) throw bodyReadTimeout();
+    if (arrivedWithinLimit(request.raw)) {
+      // Arrived while the earlier hooks ran: nothing left to bound.
+      read.discardTimer();
+      bodyReads.delete(request.raw);
+      return payload;
+    }
     return read.parse(payload);
   });
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildServer, StoreClient, systemMastersAuthorizer } from '../../../api/index.ts';
 import type { FastifyInstance } from 'fastify';
 import type { BodyReadLimits } from '../../../api/body-limit.ts';
-import { bodyDrainBytesMax } from '../../../api/body-limit.ts';
+import { bodyDrainBytesMax, requestBodyBytesMax } from '../../../api/body-limit.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { admin, headerAuthenticator, ImmediateBackend } from './harness.ts';
 
@@ -142,6 +142,33 @@ describe('request body deadlines', () => {
     // Keep-alive: a second request on the same connection.
     connection.socket.write(head('GET', `${cms}/slow`, admin));
     expect((await connection.response()).status).toBe(200);
+    connection.socket.end();
+    await expectConnectionEnds(connection);
+  });
+
+  it('a body sent whole is read up to the size limit and refused one byte past it (413)', async () => {
+    await start({ timeoutMs: 1_000 });
+    const connection = new Connection();
+    const sized = (name: string, bytes: number): string => {
+      const bare = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '' } });
+      return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'x'.repeat(bytes - bare.length) } });
+    };
+    // Small bodies arrive with their headers (read as they are); large ones in many reads (through the parsing stream).
+    const small = sized('small', 200);
+    connection.socket.write(head('POST', cms, { ...json, 'content-length': String(small.length) }) + small);
+    expect((await connection.response()).status).toBe(201);
+    // Read and decoded: the ConfigMap's own 1 MiB data limit answers (422), not the body limit.
+    const atLimit = sized('at-limit', requestBodyBytesMax);
+    expect(atLimit.length).toBe(requestBodyBytesMax);
+    connection.socket.write(head('POST', cms, { ...json, 'content-length': String(atLimit.length) }) + atLimit);
+    const read = await connection.response();
+    expect(read.status).toBe(422);
+    expect(read.body).toContain('ConfigMap');
+    const over = sized('over', requestBodyBytesMax + 1);
+    connection.socket.write(head('POST', cms, { ...json, 'content-length': String(over.length) }) + over);
+    const response = await connection.response();
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 413, message: `Request entity too large: limit is ${requestBodyBytesMax}` });
     connection.socket.end();
     await expectConnectionEnds(connection);
   });
