@@ -2,16 +2,20 @@
 // each committed entry, applying it, the applied index, change notification to in-process
 // subscribers, the read side for the API tier in the same process (get, list, eventsSince,
 // lifecycleOf), and whole-state snapshots.
-// Snapshots (format 2): every distinct object (by content) is written once, in an `objects`
+// Snapshots (format 3): every distinct object (by content) is written once, in an `objects`
 // table, and records, history events (object and previous) and session results refer to it by
 // position; at a steady update load an object version otherwise appears three times (the
 // record or an event's object, the next event's previous, a session's result). Positions are
 // assigned in the order of first occurrence in a fixed traversal and keyed by content, so two
-// replicas in the same state write the same bytes. snapshotView() captures the state in O(n)
+// replicas in the same state write the same bytes. Format 3 also writes what restore() shares
+// anyway as references, by content (so the same state gives the same bytes): a record's
+// lifecycle that is the initial live one as 0, and an event's key that is a record's (by the
+// record's position), with its lifecycle context and transitions when they are that record's
+// (as 0); a restart then parses and walks far less than the format-2 JSON of the same state. snapshotView() captures the state in O(n)
 // shallow copies (stored records, events and session entries are immutable) and serialises
 // it later chunk by chunk (the driver yields to its event loop between slices of chunks and
 // keeps applying meanwhile).
-// restore() reads formats 1 and 2.
+// restore() reads formats 1, 2 and 3.
 // Must not: read a clock, random numbers or I/O; reach into raft/ beyond its state-machine
 // types; or hand out mutable internal state. Stored objects and events are deep-frozen when
 // written and returned as they are (no copy: list costs O(log n + k), not a clone of every
@@ -37,9 +41,9 @@ import type { CommandResult } from './results.ts';
 import { SessionTable } from './sessions.ts';
 import type { SessionEntry } from './sessions.ts';
 
-export const snapshotVersion = 2;
+export const snapshotVersion = 3;
 /** Versions restore() accepts. */
-export const snapshotVersionsReadable: readonly number[] = [1, 2];
+export const snapshotVersionsReadable: readonly number[] = [1, 2, 3];
 
 /** Called after every applied entry, in log order; `events` may be empty (appliedIndex() moved). Must not throw. */
 export type ChangeListener = (events: readonly ChangeEvent[]) => void;
@@ -80,6 +84,18 @@ interface SnapshotJsonV2 {
   readonly sessions: readonly (Omit<SessionEntry, 'result'> & { readonly result: Record<string, unknown> })[];
 }
 
+/** A reference in format 3 to "the same as the record's" (event lifecycle context, transitions) or "the initial live lifecycle" (a record's). */
+const sameAsShared = 0;
+
+/**
+ * Format 3: format 2 where a record's `lifecycle` may be sameAsShared (the initial live
+ * lifecycle), and an event's `key` may be a position in `records` (the record with that key),
+ * whose `lifecycle.context` and `lifecycle.transitions` may then be sameAsShared (that record's).
+ */
+interface SnapshotJsonV3 extends Omit<SnapshotJsonV2, 'version'> {
+  readonly version: 3;
+}
+
 /** The state at one applied index, captured by shallow copies of immutable parts. */
 interface StateCapture {
   readonly appliedIndex: number;
@@ -112,14 +128,25 @@ function* snapshotPieces(capture: StateCapture): Generator<string | null, void, 
     return position;
   };
   // Bodies first (they assign positions), the object table is emitted before them.
+  const live = initialDeletion({ finalizers: [] });
+  rememberKeys(live);
+  const recordPositions = new Map<string, number>();
   const records: string[] = [];
   for (const record of capture.records) {
-    records.push(JSON.stringify({ ...record, object: ref(record.object) }));
+    recordPositions.set(keyString(record.key), records.length);
+    records.push(JSON.stringify(equalInOrder(record.lifecycle, live)
+      ? { ...record, object: ref(record.object), lifecycle: sameAsShared }
+      : { ...record, object: ref(record.object) }));
     if (records.length % piecesPerCheck === 0) yield null;
   }
+  const recordAt = (key: ObjectKey): { position: number; record: ResourceRecord } | undefined => {
+    const position = recordPositions.get(keyString(key));
+    const record = position === undefined ? undefined : capture.records[position];
+    return position === undefined || record === undefined || !equalInOrder(key, record.key) ? undefined : { position, record };
+  };
   const entries: string[] = [];
   for (const entry of capture.history.entries) {
-    entries.push(JSON.stringify(historyEntryJson(entry, ref)));
+    entries.push(JSON.stringify(historyEntryJson(entry, ref, recordAt)));
     if (entries.length % piecesPerCheck === 0) yield null;
   }
   const sessions: string[] = [];
@@ -145,11 +172,25 @@ function* joined(items: readonly string[]): Generator<string, void, undefined> {
   for (let at = 0; at < items.length; at++) yield at === 0 ? items[at] as string : `,${items[at] as string}`;
 }
 
-function historyEntryJson(entry: HistoryEntry, ref: (object: KubeObject) => number): unknown {
+function historyEntryJson(
+  entry: HistoryEntry,
+  ref: (object: KubeObject) => number,
+  recordAt: (key: ObjectKey) => { position: number; record: ResourceRecord } | undefined,
+): unknown {
   const { event } = entry;
-  const compact = event.previous === undefined
+  const compact: Record<string, unknown> = event.previous === undefined
     ? { ...event, object: ref(event.object) }
     : { ...event, object: ref(event.object), previous: ref(event.previous) };
+  const found = recordAt(event.key);
+  if (found !== undefined) {
+    compact['key'] = found.position;
+    const { lifecycle } = event;
+    if (lifecycle !== undefined) {
+      const context = equalInOrder(lifecycle.context, found.record.lifecycle.context) ? sameAsShared : lifecycle.context;
+      const transitions = equalInOrder(lifecycle.transitions, found.record.transitions) ? sameAsShared : lifecycle.transitions;
+      compact['lifecycle'] = { ...lifecycle, context, transitions };
+    }
+  }
   return { event: compact, atMillis: entry.atMillis };
 }
 
@@ -271,7 +312,7 @@ export class ClusterState implements StateMachine<CommandResult> {
   }
 
   restore(snapshot: Uint8Array, index: number): void {
-    const parsed = JSON.parse(textDecoder.decode(snapshot)) as SnapshotJsonV1 | SnapshotJsonV2;
+    const parsed = JSON.parse(textDecoder.decode(snapshot)) as SnapshotJsonV1 | SnapshotJsonV2 | SnapshotJsonV3;
     assert(snapshotVersionsReadable.includes(parsed.version), `unsupported snapshot version ${String(parsed.version)}`);
     assert(parsed.appliedIndex === index, `snapshot is at ${parsed.appliedIndex}, restore asked for ${index}`);
     let json: SnapshotJsonV1;
@@ -317,12 +358,12 @@ function indexRecords(records: readonly ResourceRecord[]): ObjectIndex<ResourceR
 }
 
 /**
- * Format 2 → the format-1 shape (objects inline, shared where they were equal), deep-frozen, and
- * the records' index. Parts that were one object in memory when the snapshot was written are one
- * again: the shared initial lifecycle, and an event's key, lifecycle context and transitions that
- * equal its record's (apply() hands events the record's own).
+ * Format 2 or 3 → the format-1 shape (objects inline, shared where they were equal), deep-frozen,
+ * and the records' index. Parts that were one object in memory when the snapshot was written are
+ * one again: the shared initial lifecycle, and an event's key, lifecycle context and transitions
+ * that equal its record's (apply() hands events the record's own); format 3 names them.
  */
-function inlineObjects(json: SnapshotJsonV2): { json: SnapshotJsonV1; objects: ObjectIndex<ResourceRecord> } {
+function inlineObjects(json: SnapshotJsonV2 | SnapshotJsonV3): { json: SnapshotJsonV1; objects: ObjectIndex<ResourceRecord> } {
   const objects = json.objects.map((object) => storedJson.compactFrozen(object));
   const object = (position: number): KubeObject => {
     const found = objects[position];
@@ -339,18 +380,21 @@ function inlineObjects(json: SnapshotJsonV2): { json: SnapshotJsonV1; objects: O
     const position = record.object as unknown as number;
     record.key = sharedKeyParts(record.key);
     record.object = object(position);
-    if (equalInOrder(record.lifecycle, live)) record.lifecycle = live;
+    if ((record.lifecycle as unknown) === sameAsShared || equalInOrder(record.lifecycle, live)) record.lifecycle = live;
     for (const transition of record.transitions) internTransition(transition as Mutable<LifecycleTransition>);
     freezeRecordParts(record);
   }
-  const index = indexRecords(records);
+  const index = indexRecords(records); // (records stay in their written order: format 3's positions)
   const entries = json.history.entries as unknown as { event: Mutable<ChangeEvent>; atMillis: number }[];
   for (const entry of entries) {
     const { event } = entry;
     event.object = object(event.object as unknown as number);
     if (event.previous !== undefined) event.previous = object(event.previous as unknown as number);
-    const record = index.get(keyString(event.key));
-    if (record !== undefined) shareWithRecord(event, record);
+    if (typeof event.key === 'number') sameAsRecord(event, records[event.key]);
+    else {
+      const record = index.get(keyString(event.key));
+      if (record !== undefined) shareWithRecord(event, record);
+    }
     deepFreeze(entry);
   }
   const sessions = json.sessions.map((session): SessionEntry => {
@@ -366,6 +410,18 @@ function inlineObjects(json: SnapshotJsonV2): { json: SnapshotJsonV1; objects: O
     },
     objects: index,
   };
+}
+
+/** Format 3: an event whose key is `record`'s position, and whose lifecycle context and transitions may be sameAsShared (the record's). */
+function sameAsRecord(event: Mutable<ChangeEvent>, record: ResourceRecord | undefined): void {
+  assert(record !== undefined, `snapshot event key ${String(event.key)} is a record's position`);
+  event.key = record.key;
+  const lifecycle = event.lifecycle as Mutable<ObjectLifecycle> | undefined;
+  if (lifecycle === undefined) return;
+  if ((lifecycle.context as unknown) === sameAsShared) lifecycle.context = record.lifecycle.context;
+  else if (equalInOrder(lifecycle.context, record.lifecycle.context)) lifecycle.context = record.lifecycle.context;
+  if ((lifecycle.transitions as unknown) === sameAsShared) lifecycle.transitions = record.transitions;
+  else if (equalInOrder(lifecycle.transitions, record.transitions)) lifecycle.transitions = record.transitions;
 }
 
 /** An event's key, lifecycle context and transitions replaced by its record's where they are the same JSON in the same order. */

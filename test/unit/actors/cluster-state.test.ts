@@ -2,6 +2,7 @@ import { assert, describe, expect, it } from 'vitest';
 import { ClusterState, encodeCommand } from '../../../actors/index.ts';
 import type { ChangeEvent, Command } from '../../../actors/index.ts';
 import { writeSliced } from '../../../raft/node/snapshot-schedule.ts';
+import { initialDeletion } from '../../../actors/machines/deletion.ts';
 import { at, cmKey, copy, create, entry, nsKey, objectFor, remove, update } from './fixtures.ts';
 
 const ns = nsKey('default');
@@ -237,15 +238,54 @@ describe('ClusterState snapshot and restore', () => {
     const s = new ClusterState();
     applyAll(s, commands);
     const bytes = s.snapshot();
-    const json = JSON.parse(new TextDecoder().decode(bytes)) as { records: unknown[] };
+    // Format 2 (format 3's events name records by their position as written).
+    const json = JSON.parse(new TextDecoder().decode(asFormat2(bytes))) as { records: unknown[] };
     expect(json.records.length).toBeGreaterThan(2);
     json.records.reverse();
     const restored = new ClusterState();
     restored.restore(new TextEncoder().encode(JSON.stringify(json)), commands.length);
     expect(Buffer.from(restored.snapshot()).equals(Buffer.from(bytes))).toBe(true);
-    const duplicated = JSON.parse(new TextDecoder().decode(bytes)) as { records: unknown[] };
+    const duplicated = JSON.parse(new TextDecoder().decode(asFormat2(bytes))) as { records: unknown[] };
     duplicated.records.push(duplicated.records[0]);
     expect(() => new ClusterState().restore(new TextEncoder().encode(JSON.stringify(duplicated)), commands.length)).toThrow(/unique/);
+  });
+
+  it('writes format 3: the initial live lifecycle and what events share with their record as references; formats 3 and 2 restore to the same state', () => {
+    const commands = workload();
+    const s = new ClusterState();
+    applyAll(s, commands);
+    const bytes = s.snapshot();
+    const json = JSON.parse(new TextDecoder().decode(bytes)) as { version: number; records: RecordJson[]; history: { entries: { event: EventJson }[] } };
+    expect(json.version).toBe(3);
+    expect(json.records.filter((record) => record.lifecycle === 0).length).toBeGreaterThan(0);
+    expect(json.records.filter((record) => record.lifecycle !== 0).length).toBeGreaterThan(0); // finalizers: not the initial one
+    const events = json.history.entries.map((entry) => entry.event);
+    expect(events.filter((event) => typeof event.key === 'number' && event.lifecycle?.context === 0 && event.lifecycle.transitions === 0).length).toBeGreaterThan(0);
+    expect(events.filter((event) => typeof event.key === 'object').length).toBeGreaterThan(0); // deleted objects have no record
+    const format2 = asFormat2(bytes);
+    expect(bytes.byteLength).toBeLessThan(format2.byteLength);
+    for (const written of [bytes, format2]) {
+      const restored = new ClusterState();
+      restored.restore(written, commands.length);
+      expect(Buffer.from(restored.snapshot()).equals(Buffer.from(bytes))).toBe(true);
+      expect(restored.eventsSince(0)).toEqual(s.eventsSince(0));
+      for (const key of [cmKey('default', 'c0'), cmKey('other', 'c1'), ns]) expect(restored.lifecycleOf(key)).toEqual(s.lifecycleOf(key));
+      const restoredEvents = restored.eventsSince(0);
+      assert(restoredEvents.type === 'events');
+      for (const event of restoredEvents.events) {
+        const record = restored.keyedObjects().find((candidate) => candidate.key.name === event.key.name && candidate.key.namespace === event.key.namespace && candidate.key.resource === event.key.resource);
+        if (record !== undefined) expect(event.key).toBe(record.key);
+        expect(Object.isFrozen(event)).toBe(true);
+      }
+    }
+  });
+
+  it('refuses a format-3 event that names a record position the snapshot does not have', () => {
+    const s = new ClusterState();
+    applyAll(s, [create(ns), create(cmKey('default', 'a'))]);
+    const json = JSON.parse(new TextDecoder().decode(s.snapshot())) as { history: { entries: { event: { key: unknown } }[] } };
+    json.history.entries[0]!.event.key = 99;
+    expect(() => new ClusterState().restore(new TextEncoder().encode(JSON.stringify(json)), 2)).toThrow(/record's position/);
   });
 
   it('restores format 1 (objects inline) to the same state', () => {
@@ -260,8 +300,36 @@ describe('ClusterState snapshot and restore', () => {
   });
 });
 
-/** A format-2 snapshot rewritten as format 1 (every object inline), as version 1 wrote it. */
-function asFormat1(bytes: Uint8Array): Uint8Array {
+interface RecordJson { key: unknown; lifecycle: { context: unknown } | 0; transitions: unknown }
+interface EventJson { key: unknown; lifecycle?: { context: unknown; transitions: unknown } }
+
+/**
+ * A format-3 snapshot rewritten as format 2, as version 2 wrote it: a record's initial live
+ * lifecycle, and an event's key, lifecycle context and transitions that are its record's, inline.
+ */
+function asFormat2(bytes: Uint8Array): Uint8Array {
+  const json = JSON.parse(new TextDecoder().decode(bytes)) as { version: number; records: RecordJson[]; history: { entries: { event: EventJson }[] } };
+  expect(json.version).toBe(3);
+  const live = JSON.parse(JSON.stringify(initialDeletion({ finalizers: [] }))) as { context: unknown };
+  const inline = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+  const records = json.records.map((record) => (record.lifecycle === 0 ? { ...record, lifecycle: live } : record));
+  const entries = json.history.entries.map((entry) => {
+    const { event } = entry;
+    if (typeof event.key !== 'number') return entry;
+    const record = records[event.key]!;
+    const lifecycle = event.lifecycle === undefined ? undefined : {
+      ...event.lifecycle,
+      context: event.lifecycle.context === 0 ? inline((record.lifecycle as { context: unknown }).context) : event.lifecycle.context,
+      transitions: event.lifecycle.transitions === 0 ? inline(record.transitions) : event.lifecycle.transitions,
+    };
+    return { ...entry, event: lifecycle === undefined ? { ...event, key: inline(record.key) } : { ...event, key: inline(record.key), lifecycle } };
+  });
+  return new TextEncoder().encode(JSON.stringify({ ...json, version: 2, records, history: { ...json.history, entries } }));
+}
+
+/** A format-3 snapshot rewritten as format 1 (every object inline), as version 1 wrote it. */
+function asFormat1(format3: Uint8Array): Uint8Array {
+  const bytes = asFormat2(format3);
   interface V2 {
     objects: unknown[];
     appliedIndex: number;
