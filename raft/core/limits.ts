@@ -49,9 +49,11 @@ export const snapshotChunkBytesDefault = 512 * 1024;
 export const snapshotBytesMax = 1024 * 1024 * 1024;
 
 /**
- * Entries kept in memory behind a new snapshot when the log is compacted (etcd's
- * SnapshotCatchUpEntries is 5000). A follower slightly behind then catches up from the log
- * instead of needing the whole snapshot; 1024 entries of a few KiB each is a few MiB.
+ * Entries kept in memory behind a new snapshot when the log is compacted, and behind the applied
+ * index when a member forgets applied entries (compaction.ts, which also forgets them in batches
+ * of this many). etcd's SnapshotCatchUpEntries is 5000. A follower slightly behind, or one a new
+ * leader finds behind, then catches up from the log instead of needing the whole snapshot;
+ * 1024 to 2048 entries of a few KiB each is a few MiB.
  */
 export const compactionRetainEntries = 1024;
 

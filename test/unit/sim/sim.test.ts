@@ -112,12 +112,14 @@ function corruptSnapshotChunks(message: Message): readonly Message[] {
 }
 
 describe('simulator - what the fault phase exercises', () => {
-  it('snapshots installed and lost in crashes, membership changes and transfers happen in most seeds', () => {
+  it('snapshots installed, taken on demand and lost in crashes, membership changes and transfers happen in most seeds', () => {
     const results = runSeeds(1, 60);
     expect(results.filter((result) => result.violation !== undefined).map(describeFailure)).toEqual([]);
     const seedsWith = (count: (result: SimResult) => number): number => results.filter((result) => count(result) > 0).length;
     expect(seedsWith((result) => result.stats.snapshotsInstalled)).toBeGreaterThan(20);
     expect(seedsWith((result) => result.stats.snapshotsLost)).toBeGreaterThan(10);
+    // Members forget applied entries, so leaders take snapshots on demand for peers behind them.
+    expect(seedsWith((result) => result.stats.snapshotsOnDemand)).toBeGreaterThan(20);
     expect(seedsWith((result) => result.stats.snapshotsChecked)).toBeGreaterThan(40);
     expect(seedsWith((result) => result.stats.membershipChanges)).toBeGreaterThan(20);
     expect(seedsWith((result) => result.stats.transfers)).toBeGreaterThan(20);
