@@ -18,8 +18,9 @@
 // 4. list paging: walks the whole namespace with limit=500 and continue tokens, p50/p99/max per
 //    page; then one unchunked list (time to the last byte);
 // 5. restart: SIGTERM, start again on the same data directory, time from spawn to /readyz 200
-//    and RSS then, and RSS, heap and external memory after forced GCs once RSS settled; the same
-//    after SIGKILL (the WAL tail is replayed).
+//    and RSS then, the server's CPU time at /readyz 200 (all threads, and its main thread: what
+//    the wall time cannot go below), and RSS, heap and external memory after forced GCs once RSS
+//    settled; the same after SIGKILL (the WAL tail is replayed).
 //
 // With `--target cluster`: `kstore cluster up` (3 stores, 2 API replicas; every kstore process
 // started with NODE_OPTIONS=--inspect=127.0.0.1:0 in the bench's environment), filled through
@@ -98,9 +99,9 @@ async function rssBytes(pid: number): Promise<number> {
   return Number(match[1]) * 1024;
 }
 
-/** utime + stime of `pid`, ms. */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+/** utime + stime of `pid` (all its threads), or of its thread `tid` (the main thread: tid = pid), ms. */
+async function cpuMs(pid: number, tid?: number): Promise<number> {
+  const stat = await readFile(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
 }
@@ -294,12 +295,13 @@ async function restart(server: Server, dataDir: string, port: number, signal: No
   const readyLineMs = now() - spawnedAt;
   await waitReady(next, credentials);
   const readyMs = now() - spawnedAt;
+  const [readyCpuMs, readyMainThreadCpuMs] = await Promise.all([cpuMs(next.pid), cpuMs(next.pid, next.pid)]);
   const rss = await rssBytes(next.pid);
   const settled = await memoryOf(next.pid);
   return {
     server: next,
     result: {
-      stopMs: round(stopMs), readyLineMs: round(readyLineMs), readyzMs: round(readyMs), rssMiB: round(rss / 2 ** 20),
+      stopMs: round(stopMs), readyLineMs: round(readyLineMs), readyzMs: round(readyMs), cpuMs: readyCpuMs, mainThreadCpuMs: readyMainThreadCpuMs, rssMiB: round(rss / 2 ** 20),
       rssAfterGcMiB: mib(settled.rss), heapUsedAfterGcMiB: mib(settled.heapUsed), externalAfterGcMiB: mib(settled.external),
     },
   };
