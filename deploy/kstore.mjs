@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// The `kstore` executable: registers the TypeScript loader (tsx) and runs deploy/cli.ts, so
-// the sources run as they are, with no build step. `kstore supervise` loads only its own module
+// The `kstore` executable: runs deploy/cli.ts from a bundle of the sources that it builds and
+// rebuilds when they change, or from the sources through tsx (deploy/entry-loader.mjs), so there
+// is no build step to remember. `kstore supervise` loads only its own module
 // (deploy/roles/supervise.ts, also wired in cli.ts): a supervisor lives as long as its child and
 // stays small (about 80 MB instead of 130 MB, and starts in a quarter of the time). `kstore server`
 // starts reading its newest snapshot before it loads its modules (deploy/snapshot-prefetch.ts).
 import path from 'node:path';
-import { register } from 'tsx/esm/api';
+import { kstoreEntryLoader } from './entry-loader.mjs';
 
 /** `--data-dir`'s value among `kstore server`'s flags, as deploy/cli.ts reads it (default .kstore). */
 function serverDataDir(args) {
@@ -19,15 +20,15 @@ function serverDataDir(args) {
   return dataDir;
 }
 
-register();
+const entries = kstoreEntryLoader();
 if (process.argv[2] === 'server') {
   // Before the module graph loads: read and inflate the newest snapshot on the thread pool
   // meanwhile (deploy/snapshot-prefetch.ts; the restore uses it only if it is the same file).
-  const { startSnapshotPrefetch } = await import('./snapshot-prefetch.ts');
+  const { startSnapshotPrefetch } = await entries.load('snapshot-prefetch');
   startSnapshotPrefetch(path.join(serverDataDir(process.argv.slice(3)), 'raft'));
 }
 if (process.argv[2] === 'supervise') {
-  const { runSuperviseCommand } = await import('./roles/supervise.ts');
+  const { runSuperviseCommand } = await entries.load('supervise');
   try {
     process.exitCode = await runSuperviseCommand(process.argv.slice(3));
   } catch (error) {
@@ -35,6 +36,6 @@ if (process.argv[2] === 'supervise') {
     process.exitCode = 1;
   }
 } else {
-  const { main } = await import('./cli.ts');
+  const { main } = await entries.load('cli');
   process.exitCode = await main(process.argv.slice(2));
 }

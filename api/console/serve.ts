@@ -2,6 +2,7 @@
 // /console/ — index.html and its hashed assets — behind the same authentication and
 // authorization as the API (the plugin depends on authn). Only plain file names under assets/
 // are served (no path traversal); a missing build answers 503 with a Status saying how to build it.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,17 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { notFound, serviceUnavailable } from '../status.ts';
 
-export const consoleDistDefault = fileURLToPath(new URL('./dist/', import.meta.url));
+/** api/console/dist of the installation this module runs from: beside this file, or, when it runs
+ *  bundled (deploy/.bundle/<build>/), under the nearest ancestor that holds api/console. */
+export const consoleDistDefault = installedConsoleDist(path.dirname(fileURLToPath(import.meta.url)));
+
+function installedConsoleDist(moduleDir: string): string {
+  for (let dir = moduleDir; ; dir = path.dirname(dir)) {
+    const consoleDir = path.join(dir, 'api', 'console');
+    if (existsSync(consoleDir)) return path.join(consoleDir, 'dist');
+    if (path.dirname(dir) === dir) return path.join(moduleDir, 'dist');
+  }
+}
 
 const contentTypes: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',

@@ -12,7 +12,6 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { stringify } from 'yaml';
@@ -25,9 +24,11 @@ import { parseDuration } from '../event-stream/index.ts';
 import { authFlagArguments, authFlagOptions, parseAuthFlags } from '../auth-flags.ts';
 import { ensureServiceAccountKey, serviceAccountIssuerDefault } from '../service-account-key.ts';
 import type { ServiceAccountKeyPaths } from '../service-account-key.ts';
+import { kstoreInstallRoot } from '../install-root.ts';
 import { storeFailedExitCode } from './store.ts';
 
-const kstoreExecutable = fileURLToPath(new URL('../kstore.mjs', import.meta.url));
+const installRoot = kstoreInstallRoot(import.meta.url);
+const kstoreExecutable = path.join(installRoot, 'deploy', 'kstore.mjs');
 /**
  * Node flags for the kstore processes `up` starts: with KSTORE_CPU_PROFILE_DIR set (a developer
  * knob, used by `npm run bench:api -- --cpu-prof DIR`) each writes a V8 CPU profile there when it
@@ -437,7 +438,7 @@ function natsServerVersion(): string {
 
 function kstoreVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(readFileSync(path.join(installRoot, 'package.json'), 'utf8')) as { version?: string };
     return pkg.version ?? 'unknown';
   } catch {
     return 'unknown';
