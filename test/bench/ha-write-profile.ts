@@ -17,6 +17,10 @@
 // its window's CPU figures are not used). A measurement aid, not a test: one JSON document on
 // stdout, progress on stderr; the cluster is always torn down.
 //
+// Warm-up: V8 keeps optimizing the API replicas' and stores' code for ~15 s of load (their
+// threads other than the main one, i.e. TurboFan, were a quarter to a third of a replica's CPU
+// in a window after the default 2 s); pass --warmup-ms 15000 for steady-state figures.
+//
 // Flags: --concurrency 64 --duration-ms 10000 --warmup-ms 2000 --value-bytes 700
 // --cpu-prof DIR (every kstore process writes a V8 CPU profile there at `cluster down`; read them
 // with test/bench/cpuprofile-summary.ts) --strace --strace-ms 5000 --idle-ms 5000 --data-dir DIR
