@@ -344,8 +344,9 @@ export function registerBodyLimit(app: FastifyInstance, limits: BodyReadLimits =
     const read = bodyReads.get(request.raw);
     if (read === undefined) return payload;
     if (read.timedOut) throw bodyReadTimeout();
-    if (arrivedWithinLimit(request.raw)) {
-      // Arrived while the earlier hooks ran: nothing left to bound.
+    if (payload === request.raw && arrivedWithinLimit(request.raw)) {
+      // Arrived while the earlier hooks ran: nothing left to bound (and no hook before this one
+      // replaced the stream, e.g. with a decoder whose output the limit would have to count).
       read.discardTimer();
       bodyReads.delete(request.raw);
       return payload;
