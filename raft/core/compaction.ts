@@ -9,12 +9,13 @@
 //     its peers, or from the index of the snapshot a peer is being sent (it continues from there
 //     once installed). A peer whose match is 0 or below the log's offset does not hold entries
 //     back: it needs a snapshot anyway, or its match is not known yet (a new leader's peers
-//     before their first answer, a dead peer) and the retained tail covers a peer that was in
-//     step with the old leader. So a peer that stopped answering holds back the leader's log only
-//     from the point it had reached, and only until a periodic snapshot compacts past that.
-// A sole member (no peers) and a follower keep only the retained tail. Entries are forgotten in
-// batches of at least `retainEntries` (one per call at most), so the log's slice per compaction
-// is amortised over as many entries as it copies.
+//     before their first answer) and the retained tail covers a peer that was in step with the
+//     old leader. So a peer that stopped answering holds back the leader's log only from the
+//     point it had reached, and only until a periodic snapshot (compact()) passes that point.
+// A follower keeps only the retained tail. A sole member (its configuration names no other
+// member) feeds no one and keeps no tail: it forgets what it applied at every call. Entries are
+// forgotten in batches of at least the tail's length, so the log's slice per compaction is
+// amortised over as many entries as it copies.
 //
 // Snapshot on demand: a leader that must send a peer entries below its log's offset sends its
 // snapshot; when it holds none, or only one older than the offset (a peer installing it could not
@@ -35,14 +36,15 @@ export function memberCompactionIndex(raft: Raft, retainEntries: number): number
   if (raft.snapshotWanted) return undefined;
   const log = raft.log;
   const offset = log.offsetIndex();
-  let index = Math.min(log.appliedIndex, log.stableIndex) - retainEntries;
+  const tail = raft.peers().length === 0 ? 0 : retainEntries;
+  let index = Math.min(log.appliedIndex, log.stableIndex) - tail;
   if (raft.role === 'leader') {
     for (const progress of raft.progress.values()) {
       if (progress.state === 'snapshot') index = Math.min(index, progress.snapshotIndex);
       else if (progress.match >= Math.max(offset, 1)) index = Math.min(index, progress.match);
     }
   }
-  if (index - offset < Math.max(retainEntries, 1)) return undefined;
+  if (index - offset < Math.max(tail, 1)) return undefined;
   assert(index <= log.appliedIndex && index <= log.stableIndex, 'only applied, durable entries are compacted');
   return index;
 }

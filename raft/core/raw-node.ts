@@ -206,9 +206,9 @@ export class RawNode {
   /**
    * Member compaction (compaction.ts): forgets applied, durable entries this member will not
    * send, without waiting for a snapshot at their index: it keeps `retainEntries` behind its
-   * applied index and, as leader, what its peers still need; a sole member and a follower keep
-   * only that tail. The driver calls it after every advance(); it forgets a batch of at least
-   * `retainEntries` entries at a time. The log's offset may then pass the kept snapshot: a leader
+   * applied index and, as leader, what its peers still need; a follower keeps only that tail, a
+   * sole member none. The driver calls it after every advance(); it forgets a batch of at least
+   * the tail's length at a time. The log's offset may then pass the kept snapshot: a leader
    * that must send a peer entries below it asks for a fresh snapshot (snapshotWanted()).
    * Not between ready() and advance().
    */

@@ -3,8 +3,9 @@
 // state), log compaction (snapshots, and members forgetting applied entries without one) with
 // InstallSnapshot, membership changes and leadership transfers. After every step: at most one
 // leader per term, and every pair of state machines agrees (one applied sequence is a prefix of
-// the other). After healing, all members of the final configuration converge. Complements the simulator in test/sim, which
-// drives the same RawNode with storage faults and a linearizability checker.
+// the other). After healing, all members of the final configuration converge. Complements the
+// simulator in test/sim, which drives the same RawNode with storage faults and a
+// linearizability checker.
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../../raft/stdx/index.ts';
 import type { Rng } from '../../../raft/stdx/index.ts';
