@@ -35,6 +35,12 @@ export class Progress {
   recentActive = false;
   /** Highest leader broadcast round the follower has echoed (ReadIndex confirmation). */
   ackedRound = 0;
+  /**
+   * An append (with entries or empty) went to the follower since the last heartbeat tick: it
+   * reset the follower's election timer and carried a recent commit index and round, so the
+   * periodic heartbeat may skip it (replication.ts, tickHeartbeat).
+   */
+  appendedSinceHeartbeat = false;
   /** In snapshot: the snapshot being sent, the next byte to send, and whether a chunk is out. */
   snapshotIndex = 0;
   snapshotOffset = 0;

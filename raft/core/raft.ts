@@ -14,7 +14,7 @@ import { tickTransfer } from './transfer.ts';
 import { Progress } from './progress.ts';
 import { hasQuorum, quorumValue, voteOutcome } from './quorum.ts';
 import { ReadOnlyQueue } from './read-only.ts';
-import { broadcastAppend, broadcastHeartbeat } from './replication.ts';
+import { broadcastAppend, broadcastHeartbeat, tickHeartbeat } from './replication.ts';
 import { stepCandidate } from './step-candidate.ts';
 import { handleRequestVote, stepFollower } from './step-follower.ts';
 import { stepLeader } from './step-leader.ts';
@@ -411,8 +411,7 @@ export class Raft {
     }
     if (this.heartbeatElapsed >= this.heartbeatTicks) {
       this.heartbeatElapsed = 0;
-      for (const progress of this.progress.values()) progress.onHeartbeat();
-      broadcastHeartbeat(this);
+      tickHeartbeat(this);
     }
   }
 

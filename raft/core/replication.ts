@@ -23,6 +23,28 @@ export function broadcastHeartbeat(raft: Raft): void {
   }
 }
 
+/**
+ * The periodic heartbeat (every heartbeatTicks). A follower in replicate that got an append
+ * since the last tick and has echoed our latest round is skipped: that append already reset its
+ * election timer and carried the round and a commit index at most one interval old. When
+ * appends stop, the next tick's heartbeat carries the final commit index, so a follower learns
+ * it within two heartbeat intervals. Probing followers, snapshot transfers, a stalled pipeline
+ * (onHeartbeat falls back to probe) and a follower that has not echoed the latest ReadIndex
+ * round (the round's message may have been lost) always get their message.
+ */
+export function tickHeartbeat(raft: Raft): void {
+  for (const peer of raft.peers()) {
+    const progress = raft.progress.get(peer);
+    assert(progress !== undefined, `no progress for ${peer}`);
+    const appendedRecently = progress.appendedSinceHeartbeat;
+    progress.onHeartbeat();
+    const skip = appendedRecently && progress.state === 'replicate' && progress.ackedRound >= raft.round;
+    if (!sendAppendIfReady(raft, peer) && !skip) sendHeartbeat(raft, peer);
+    // Whatever this tick sent counts for this interval, not the next.
+    progress.appendedSinceHeartbeat = false;
+  }
+}
+
 /** Sends entries (or a probe) to `peer` if its progress allows; returns whether it sent. */
 export function sendAppendIfReady(raft: Raft, peer: NodeId): boolean {
   const progress = raft.progress.get(peer);
@@ -43,6 +65,7 @@ export function sendAppendIfReady(raft: Raft, peer: NodeId): boolean {
     prevLogIndex, prevLogTerm, entries, commit: raft.log.commitIndex, round: raft.round,
   });
   progress.sentAppend(prevLogIndex + entries.length);
+  progress.appendedSinceHeartbeat = true;
   return true;
 }
 
@@ -60,4 +83,5 @@ function sendHeartbeat(raft: Raft, peer: NodeId): void {
     type: 'appendEntries', from: raft.id, to: peer, term: raft.term,
     prevLogIndex, prevLogTerm, entries: [], commit: raft.log.commitIndex, round: raft.round,
   });
+  progress.appendedSinceHeartbeat = true;
 }

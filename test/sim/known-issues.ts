@@ -19,7 +19,7 @@ export const knownCoreIssues = {
     'raft/storage/wal.ts wrote a batch\'s hard state record before its entries (and before a snapshot '
     + 'marker). A crash that kept the hard state but lost the entries after it could keep a commit index '
     + 'covering entries that had replaced a divergent uncommitted suffix: the restarted member applied the '
-    + 'stale suffix as committed (state-machine-safety, seed 1956 at the time; seed 142 since commits stopped costing a heartbeat round, seed 257 since members forget applied entries). Fixed by writing the hard state last; '
+    + 'stale suffix as committed (state-machine-safety, seed 1956 at the time; seed 142 since commits stopped costing a heartbeat round, seed 257 since members forget applied entries, seed 748 since the periodic heartbeat skips a follower just appended to). Fixed by writing the hard state last; '
     + 'the simulator reproduces it with the hardStateFirst hook (sim.test.ts). Not recognized by name: it '
     + 'reports as a state-machine-safety violation.',
 } as const;

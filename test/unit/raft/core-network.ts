@@ -148,6 +148,26 @@ export class CoreNetwork {
     }
   }
 
+  /**
+   * Ticks `leader` (delivering messages in between) until every member it can reach knows its
+   * commit index, within a bound. A commit rides on the next append, else on the periodic
+   * heartbeat, which skips a follower that got an append since the previous tick: an idle
+   * follower learns the last commit within two heartbeat intervals. `members`: the ones to wait
+   * for; default every member the leader can reach.
+   */
+  tickUntilCommitKnown(leader: NodeId, members?: readonly NodeId[], ticksMax = 4): void {
+    this.pump();
+    const waitedFor = members ?? [...this.members.keys()].filter((id) => !this.#cut.has(`${leader}>${id}`));
+    for (let ticks = 0; ; ticks += 1) {
+      const commit = this.node(leader).status().commitIndex;
+      const behind = waitedFor.filter((id) => this.node(id).status().commitIndex < commit);
+      if (behind.length === 0) return;
+      if (ticks >= ticksMax) throw new Error(`${behind.join(',')} did not learn ${leader}'s commit ${commit} within ${ticksMax} ticks`);
+      this.tick(leader);
+      this.pump();
+    }
+  }
+
   /** Ticks `id` (delivering messages in between) until it leads, within a bound. */
   electByTicks(id: NodeId, ticksMax = 100): void {
     for (let ticks = 0; ticks < ticksMax; ticks += 1) {

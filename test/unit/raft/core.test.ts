@@ -59,9 +59,7 @@ describe('raft core - three members (R=3)', () => {
     expect(network.leaders()).toEqual(['a']);
     expect(network.node('b').status().leaderId).toBe('a');
     for (const value of ['one', 'two', 'three']) network.node('a').propose(encode(value));
-    network.pump();
-    network.tick('a'); // a heartbeat carries the final commit index to the followers
-    network.pump();
+    network.tickUntilCommitKnown('a'); // the periodic heartbeat carries the final commit index
     for (const id of ['a', 'b', 'c']) {
       const applied = network.member(id).applied.map((e) => text(e.data));
       expect(applied).toEqual(['', 'one', 'two', 'three']);
@@ -69,7 +67,7 @@ describe('raft core - three members (R=3)', () => {
     }
   });
 
-  it('a write costs one round: the commit reaches followers with the next append or heartbeat', () => {
+  it('a write costs one round: the commit reaches followers with the next append or heartbeat, which skips a follower just appended to', () => {
     const network = new CoreNetwork(['a', 'b', 'c']);
     network.electByTicks('a');
     network.tick('a');
@@ -90,10 +88,22 @@ describe('raft core - three members (R=3)', () => {
     network.node('a').propose(encode('two'));
     network.pump();
     expect(network.member('b').applied.map((e) => text(e.data))).toEqual(['', 'one']);
-    // Idle: the periodic heartbeat carries the last commit index.
+    // The first tick after that append skips both followers: the append reset their election
+    // timers and carried the latest round.
+    sent.length = 0;
     network.tick('a');
     network.pump();
+    expect(sent).toEqual([]);
+    // Idle: the next periodic heartbeat carries the last commit index.
+    network.tick('a');
+    network.pump();
+    expect(sent.sort()).toEqual(['a>b:appendEntries[0]', 'a>c:appendEntries[0]', 'b>a:appendResponse', 'c>a:appendResponse']);
     for (const id of ['b', 'c']) expect(network.member(id).applied.map((e) => text(e.data))).toEqual(['', 'one', 'two']);
+    // Still idle: a heartbeat every tick.
+    sent.length = 0;
+    network.tick('a');
+    network.pump();
+    expect(sent).toHaveLength(4);
   });
 
   it('a follower refuses proposals and names the leader', () => {
