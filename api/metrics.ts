@@ -47,16 +47,7 @@ export interface RequestLabelValues {
 }
 
 /** The labels of apiserver_request_total (those of the duration histogram, and the code). */
-interface RequestLabels {
-  readonly verb: string;
-  readonly group: string;
-  readonly version: string;
-  readonly resource: string;
-  readonly subresource: string;
-  readonly scope: string;
-  readonly component: string;
-  readonly code?: string;
-}
+type RequestLabels = Omit<RequestLabelValues, 'code'> & { readonly component: string; readonly code?: string };
 
 /** One label set's figures: the request count, and for the histogram each bucket's own count (not cumulative), the sum. */
 interface RequestSeries {
