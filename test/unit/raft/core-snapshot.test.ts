@@ -7,6 +7,14 @@ import { CoreNetwork } from './core-network.ts';
 const encode = (value: string): Uint8Array => new TextEncoder().encode(value);
 
 /** Proposes `count` entries and waits until `members` (default: all reachable) know they committed. */
+/** `rounds` ticks of `member`, each followed by delivering every message in flight. */
+function heartbeatRounds(network: CoreNetwork, member: string, rounds: number): void {
+  for (let round = 0; round < rounds; round += 1) {
+    network.tick(member);
+    network.pump();
+  }
+}
+
 function proposeMany(network: CoreNetwork, leader: string, prefix: string, count: number, members?: readonly string[]): void {
   for (let position = 0; position < count; position += 1) network.node(leader).propose(encode(`${prefix}${position}`));
   network.tickUntilCommitKnown(leader, members);
@@ -38,10 +46,7 @@ describe('raft core - snapshots and InstallSnapshot (R=3)', () => {
       return message;
     };
     network.heal();
-    for (let round = 0; round < 4; round += 1) {
-      network.tick('a');
-      network.pump();
-    }
+    heartbeatRounds(network, 'a', 4);
     proposeMany(network, 'a', 'after', 3);
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.map((chunk) => chunk.offset)).toEqual([...chunks.map((chunk) => chunk.offset)].sort((x, y) => x - y));
@@ -70,10 +75,7 @@ describe('raft core - snapshots and InstallSnapshot (R=3)', () => {
       return message;
     };
     network.heal();
-    for (let round = 0; round < 10; round += 1) {
-      network.tick('a');
-      network.pump();
-    }
+    heartbeatRounds(network, 'a', 10);
     expect(dropped).toBe(1);
     expect(offsets.filter((offset) => offset === 64)).toHaveLength(2); // resent, not restarted
     expect(offsets.filter((offset) => offset === 0)).toHaveLength(1);
@@ -151,10 +153,7 @@ describe('raft core - member compaction (compactApplied) and snapshots on demand
     network.heal();
     network.isolate('a');
     expect(network.electAmong(['b', 'c'])).toBe('b');
-    for (let round = 0; round < 6; round += 1) {
-      network.tick('b');
-      network.pump();
-    }
+    heartbeatRounds(network, 'b', 6);
     proposeMany(network, 'b', 'after', 2);
     // Never the snapshot the log does not continue from: one taken on demand at the offset or later.
     expect(network.snapshotsOnDemand).toBe(1);
@@ -175,10 +174,7 @@ describe('raft core - member compaction (compactApplied) and snapshots on demand
     network.node('a').compactApplied(0);
     expect(network.node('a').status().offsetIndex).toBe(31);
     network.heal();
-    for (let round = 0; round < 6; round += 1) {
-      network.tick('a');
-      network.pump();
-    }
+    heartbeatRounds(network, 'a', 6);
     expect(network.snapshotsOnDemand).toBe(1);
     expect(network.member('c').state).toEqual(network.member('a').state);
   });
@@ -195,10 +191,7 @@ describe('raft core - member compaction (compactApplied) and snapshots on demand
     network.heal();
     network.isolate('a');
     expect(network.electAmong(['b', 'c'])).toBe('b');
-    for (let round = 0; round < 6; round += 1) {
-      network.tick('b');
-      network.pump();
-    }
+    heartbeatRounds(network, 'b', 6);
     proposeMany(network, 'b', 'after', 2);
     expect(network.snapshotsOnDemand).toBe(1);
     expect(network.member('c').snapshot).toBeDefined();
@@ -223,10 +216,7 @@ describe('raft core - member compaction (compactApplied) and snapshots on demand
     b.compactApplied(0);
     expect(b.status().offsetIndex).toBe(offset);
     network.takeWantedSnapshots = true;
-    for (let round = 0; round < 4; round += 1) {
-      network.tick('b');
-      network.pump();
-    }
+    heartbeatRounds(network, 'b', 4);
     expect(b.snapshotWanted()).toBe(false);
     expect(network.member('c').state).toEqual(network.member('b').state);
     b.compactApplied(0);
