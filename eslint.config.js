@@ -79,7 +79,7 @@ const impureGlobals = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.kstore/**', 'coverage/**', 'test-results/**', 'api/console/dist/**'] },
+  { ignores: ['node_modules/**', '.kstore/**', 'coverage/**', 'test-results/**', 'api/console/dist/**', 'deploy/.bundle/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -161,10 +161,6 @@ interface Chunk {
   readonly sharedHttpChunk?: Buffer;
 }
 
-function chunkOf(frames: readonly (string | Buffer)[]): Chunk {
-  return { frames };
-}
-
 /** The chunk's data for ServerResponse.write (which frames it as an HTTP chunk itself). */
 function chunkData(chunk: Chunk): string | Buffer {
   const { frames } = chunk;
@@ -183,13 +179,13 @@ function* initialChunks(target: Target, plan: WatchPlan, format: ResponseFormat,
     pending.push(encoded);
     pendingBytes += typeof encoded === 'string' ? Buffer.byteLength(encoded) : encoded.length;
     if (pendingBytes >= initialChunkBytes) {
-      yield chunkOf(pending);
+      yield { frames: pending };
       pending = [];
       pendingBytes = 0;
     }
   }
   if (plan.bookmarkAfterInitial) pending.push(frame('BOOKMARK', bookmarkObject(target, format, plan.revision, { 'k8s.io/initial-events-end': 'true' }), format));
-  if (pending.length > 0) yield chunkOf(pending);
+  if (pending.length > 0) yield { frames: pending };
 }
 
 /** One batch of the watcher as one chunk; undefined when nothing in it is for the client. */
@@ -212,13 +208,13 @@ function batchChunk(target: Target, batch: readonly WatcherItem[], selector: Sel
     const { type, object, variant } = shared;
     return { frames, sharedHttpChunk: sharedFrames.chunk(object, variant, () => frame(type, object, format)) };
   }
-  return chunkOf(frames);
+  return { frames };
 }
 
 /** The ERROR event a watcher that ended for a re-sync closes its stream with. */
 function closingChunk(watcher: CacheWatcher, format: ResponseFormat): Chunk | undefined {
   const reason = watcher.closeReason;
-  return reason instanceof WatcherExpiredError ? chunkOf([frame('ERROR', gone(reason.message).status, format)]) : undefined;
+  return reason instanceof WatcherExpiredError ? { frames: [frame('ERROR', gone(reason.message).status, format)] } : undefined;
 }
 
 /**
