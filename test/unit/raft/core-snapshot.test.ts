@@ -15,6 +15,21 @@ function heartbeatRounds(network: CoreNetwork, member: string, rounds: number): 
   }
 }
 
+/** Heals the network, cuts off a, elects b, lets it replicate, and writes after1 and after2 through it. */
+function leadByBAfterHealing(network: CoreNetwork): void {
+  network.heal();
+  network.isolate('a');
+  expect(network.electAmong(['b', 'c'])).toBe('b');
+  heartbeatRounds(network, 'b', 6);
+  proposeMany(network, 'b', 'after', 2);
+}
+
+/** c holds b's state, up to the writes leadByBAfterHealing made. */
+function expectCaughtUpWithB(network: CoreNetwork): void {
+  expect(network.member('c').state).toEqual(network.member('b').state);
+  expect(network.member('c').state.at(-1)).toBe('after1');
+}
+
 function proposeMany(network: CoreNetwork, leader: string, prefix: string, count: number, members?: readonly string[]): void {
   for (let position = 0; position < count; position += 1) network.node(leader).propose(encode(`${prefix}${position}`));
   network.tickUntilCommitKnown(leader, members);
@@ -150,18 +165,13 @@ describe('raft core - member compaction (compactApplied) and snapshots on demand
       if (message.type === 'installSnapshot' && message.offset === 0) sent.push(message.snapshot.index);
       return message;
     };
-    network.heal();
-    network.isolate('a');
-    expect(network.electAmong(['b', 'c'])).toBe('b');
-    heartbeatRounds(network, 'b', 6);
-    proposeMany(network, 'b', 'after', 2);
+    leadByBAfterHealing(network);
     // Never the snapshot the log does not continue from: one taken on demand at the offset or later.
     expect(network.snapshotsOnDemand).toBe(1);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((index) => index >= offset)).toBe(true);
     expect(network.member('c').snapshot!.meta.index).toBeGreaterThanOrEqual(offset);
-    expect(network.member('c').state).toEqual(network.member('b').state);
-    expect(network.member('c').state.at(-1)).toBe('after1');
+    expectCaughtUpWithB(network);
     expect(network.node('b').snapshotWanted()).toBe(false);
   });
 
@@ -188,15 +198,10 @@ describe('raft core - member compaction (compactApplied) and snapshots on demand
     // No snapshot anywhere: b (a follower) forgets what it applied.
     network.node('b').compactApplied(0);
     expect(network.node('b').status().offsetIndex).toBeGreaterThan(network.node('c').status().lastIndex);
-    network.heal();
-    network.isolate('a');
-    expect(network.electAmong(['b', 'c'])).toBe('b');
-    heartbeatRounds(network, 'b', 6);
-    proposeMany(network, 'b', 'after', 2);
+    leadByBAfterHealing(network);
     expect(network.snapshotsOnDemand).toBe(1);
     expect(network.member('c').snapshot).toBeDefined();
-    expect(network.member('c').state).toEqual(network.member('b').state);
-    expect(network.member('c').state.at(-1)).toBe('after1');
+    expectCaughtUpWithB(network);
   });
 
   it('member compaction waits while a snapshot is wanted, so the one the driver takes is usable', () => {
