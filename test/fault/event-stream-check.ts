@@ -68,11 +68,13 @@ export async function waitForStreamThrough(location: EventStreamLocation, revisi
 /** Every message the stream holds now, in sequence order, decoded and format-checked. */
 export async function readWholeStream(location: EventStreamLocation, timeoutMs = 30_000): Promise<StoredBatch[]> {
   const stream = eventStreamName(location.cluster, location.group ?? defaultGroup);
-  const jsm = await jetstreamManager(location.connection, { timeout: requestTimeoutMs });
-  const { state } = await jsm.streams.info(stream);
+  // JetStream API requests can time out while the nats-servers settle after a fault: retried.
+  const { state } = await waitFor(async () => (await jetstreamManager(location.connection, { timeout: requestTimeoutMs })).streams.info(stream),
+    { timeoutMs, description: `the info of stream ${stream}` });
   const stored: StoredBatch[] = [];
   if (state.messages === 0) return stored;
-  const consumer = await jetstream(location.connection, { timeout: requestTimeoutMs }).consumers.get(stream, { deliver_policy: DeliverPolicy.All });
+  const consumer = await waitFor(() => jetstream(location.connection, { timeout: requestTimeoutMs }).consumers.get(stream, { deliver_policy: DeliverPolicy.All }),
+    { timeoutMs, description: `an ordered consumer of stream ${stream}` });
   const messages = await consumer.consume({ max_messages: 256 });
   let timedOut = false;
   const timer = setTimeout(() => {

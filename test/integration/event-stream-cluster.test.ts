@@ -4,14 +4,13 @@
 // or duplicate. Also: a member that wrongly believes it leads publishes alongside the real
 // leader, and Nats-Expected-Last-Sequence keeps the stream contiguous.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EventPublisher, eventStreamName } from '../../deploy/event-stream/index.ts';
 import { StoreClient } from '../../deploy/store-client.ts';
 import { NatsCluster } from '../support/nats-server.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { createConfigMap, createNamespace, runConcurrently } from './fixtures.ts';
-import { expectContiguous, historyAfter, memberIds, Members, openReader, readRawStream, Recorder, stampedNow, openStoreGroup } from './event-stream-support.ts';
+import { expectContiguous, historyAfter, memberIds, Members, openReader, readRawStream, Recorder, stampedNow, openStoreGroup, streamInfo } from './event-stream-support.ts';
 import type { StoreGroup } from './event-stream-support.ts';
 
 const stream = eventStreamName('it', 'ev');
@@ -65,8 +64,7 @@ describe('change-event stream on a 3-node nats-server cluster (R3)', () => {
     expect((await client.propose(stampedNow(createNamespace()))).type).toBe('stored');
     await writeConfigMaps('before', 100, 8);
     await waitPublished();
-    const jsm = await jetstreamManager(connection);
-    const info = await jsm.streams.info(stream);
+    const info = await streamInfo(connection, stream);
     expect(info.config.num_replicas).toBe(3);
     const streamLeader = info.cluster?.leader;
     expect(streamLeader).toBeDefined();
@@ -91,7 +89,7 @@ describe('change-event stream on a 3-node nats-server cluster (R3)', () => {
       const ids = expectContiguous(await readRawStream(connection, stream));
       expect(ids).toEqual(revisionsUpTo(historyAfter(leader, 0), through));
       expect(recorder.events.map((event) => event.revision)).toEqual(ids.map((id) => Number(id.split(':')[0])));
-      const newInfo = await jsm.streams.info(stream);
+      const newInfo = await streamInfo(connection, stream);
       console.log(`event stream R3: stream leader ${streamLeader} killed; everything published ${recoveredSeconds.toFixed(1)} s later `
         + `(new stream leader ${newInfo.cluster?.leader ?? '?'}); leader stats ${JSON.stringify(leader.events.stats())}`);
       await victim.start();

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { expect } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
+import type { StreamInfo } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ChangeEvent, Command } from '../../actors/index.ts';
 import { decodeBatch, EventStreamReader } from '../../deploy/event-stream/index.ts';
@@ -107,16 +108,28 @@ export function historyAfter(store: NatsStore, after: number): string[] {
   return since.events.map(eventId);
 }
 
-/** Every stored message of the stream, by sequence, decoded (a few hundred in these tests). */
-export async function readRawStream(connection: NatsConnection, stream: string): Promise<{ seq: number; batch: StreamBatch }[]> {
-  const jsm = await jetstreamManager(connection);
-  const { state } = await jsm.streams.info(stream);
-  const messages: { seq: number; batch: StreamBatch }[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    const message = await jsm.streams.getMessage(stream, { seq });
-    if (message !== null) messages.push({ seq, batch: decodeBatch(message.data) });
-  }
-  return messages;
+/**
+ * Every stored message of the stream, by sequence, decoded (a few hundred in these tests). A
+ * JetStream API request can time out while a nats-server cluster settles after a fault (a new
+ * stream or meta leader, a restarted server catching up): the whole read is retried until one
+ * completes, within `timeoutMs`.
+ */
+export async function readRawStream(connection: NatsConnection, stream: string, timeoutMs = 30_000): Promise<{ seq: number; batch: StreamBatch }[]> {
+  return waitFor(async () => {
+    const jsm = await jetstreamManager(connection);
+    const { state } = await jsm.streams.info(stream);
+    const messages: { seq: number; batch: StreamBatch }[] = [];
+    for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+      const message = await jsm.streams.getMessage(stream, { seq });
+      if (message !== null) messages.push({ seq, batch: decodeBatch(message.data) });
+    }
+    return messages;
+  }, { timeoutMs, description: `a complete read of stream ${stream}` });
+}
+
+/** The stream's info, retried like readRawStream while the cluster settles. */
+export async function streamInfo(connection: NatsConnection, stream: string, timeoutMs = 30_000): Promise<StreamInfo> {
+  return waitFor(async () => (await jetstreamManager(connection)).streams.info(stream), { timeoutMs, description: `the info of stream ${stream}` });
 }
 
 /**
