@@ -32,11 +32,13 @@ const kstoreExecutable = path.join(installRoot, 'deploy', 'kstore.mjs');
 /**
  * Node flags for the kstore processes `up` starts: with KSTORE_CPU_PROFILE_DIR set (a developer
  * knob, used by `npm run bench:api -- --cpu-prof DIR`) each writes a V8 CPU profile there when it
- * exits (`cluster down` stops them with SIGTERM, so they do).
+ * exits (`cluster down` stops them with SIGTERM, so they do). KSTORE_NODE_FLAGS (another developer
+ * knob, for experiments with V8's options) adds its space-separated flags.
  */
 function kstoreNodeArgs(): string[] {
   const profileDir = process.env.KSTORE_CPU_PROFILE_DIR;
-  return profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
+  const extra = (process.env.KSTORE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  return [...(profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), ...extra];
 }
 const natsServerExecutable = process.env.NATS_SERVER ?? 'nats-server';
 const clusterName = 'kstore';
