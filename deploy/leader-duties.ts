@@ -7,9 +7,11 @@
 // it stops leading, they stop. Commands are proposed through the local
 // RaftNode (a leader's proposals need no NATS round trip); a proposal that fails because
 // leadership moved is the new leader's to redo (its controllers reconcile everything at start).
-// Leadership is polled (RaftNode has no callback); two members may briefly both run the
-// controllers around a leader change, which is safe: every update they propose carries a
-// resourceVersion precondition, and a delete a uid precondition or none (idempotent).
+// Leadership is followed through onLeadershipChange (RaftNode.onRoleChange): no timer runs while
+// nothing changes but the retry of the system namespaces; without it (tests) it is polled every
+// pollMs. Two members may briefly both run the controllers around a leader change, which is
+// safe: every update they propose carries a resourceVersion precondition, and a delete a uid
+// precondition or none (idempotent).
 import { commandVersion, encodeCommand } from '../actors/index.ts';
 import type { ClusterState, Command, CommandResult } from '../actors/index.ts';
 import { createControllers } from '../actors/controllers/index.ts';
@@ -20,7 +22,7 @@ import { migrateLegacyEvents } from './legacy-events.ts';
 
 /** Namespaces kube-apiserver's system namespace controller keeps present. */
 export { systemNamespaceNames } from './system-namespaces.ts';
-/** How often a member checks whether it leads. */
+/** How often a member checks whether it leads, when it has no onLeadershipChange to wait on. */
 export const leaderDutiesPollMs = 100;
 /** Back-off between attempts to create the system namespaces while leading. */
 const ensureRetryMs = 500;
@@ -30,6 +32,11 @@ export type DutiesLog = (message: string, fields?: Record<string, unknown>) => v
 export interface LeaderDutiesOptions {
   readonly state: ClusterState;
   readonly isLeader: () => boolean;
+  /**
+   * Subscribes to changes of isLeader()'s answer (RaftNode.onRoleChange); returns the
+   * unsubscribe function. Absent: isLeader() is polled every pollMs.
+   */
+  readonly onLeadershipChange?: (listener: () => void) => () => void;
   readonly propose: (data: Uint8Array) => Promise<ProposalOutcome<CommandResult>>;
   readonly log?: DutiesLog;
   readonly pollMs?: number;
@@ -73,7 +80,8 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
   let stopped = false;
   let transition: Promise<void> = Promise.resolve();
   let ensured = false;
-  let nextEnsureMs = 0;
+  /** The retry of ensureNamespaces after a failure, while leading. */
+  let ensureRetry: ReturnType<typeof setTimeout> | undefined;
 
   const ensureNamespaces = async (): Promise<void> => {
     await ensureSystemNamespaces((key) => options.state.get(key), propose);
@@ -84,7 +92,8 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
   const begin = async (): Promise<void> => {
     running = true;
     ensured = false;
-    nextEnsureMs = 0;
+    clearTimeout(ensureRetry);
+    ensureRetry = undefined;
     controllers = createControllers(context, options.controllers ?? ['*']);
     for (const controller of controllers) controller.start();
     log('leader duties started', { controllers: controllers.map((controller) => controller.name) });
@@ -98,33 +107,40 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
     log('leader duties stopped');
   };
 
+  /** Starts or stops the duties to match isLeader(), and creates the system namespaces once while leading. */
   const poll = (): void => {
     transition = transition.then(async () => {
       if (stopped) return;
       const leads = options.isLeader();
       if (leads && !running) await begin();
       else if (!leads && running) await end();
-      if (running && !ensured && Date.now() >= nextEnsureMs) {
+      if (running && !ensured && ensureRetry === undefined) {
         try {
           await ensureNamespaces();
           ensured = true;
         } catch (error) {
-          nextEnsureMs = Date.now() + ensureRetryMs;
+          ensureRetry = setTimeout(() => {
+            ensureRetry = undefined;
+            request();
+          }, ensureRetryMs);
           log('system namespaces not created yet; retrying', { error: errorMessage(error) });
         }
       }
     }).catch((error: unknown) => log('leader duties failed', { error: errorMessage(error) }));
   };
 
-  let polling = false;
-  const timer = setInterval(() => {
-    if (polling) return;
-    polling = true;
-    poll();
+  // At most one poll queued behind the one running: requests while one is queued join it.
+  let queued = false;
+  const request = (): void => {
+    if (queued) return;
+    queued = true;
     void transition.finally(() => {
-      polling = false;
+      queued = false;
+      poll();
     });
-  }, options.pollMs ?? leaderDutiesPollMs);
+  };
+  const unsubscribe = options.onLeadershipChange?.(request);
+  const timer = options.onLeadershipChange === undefined ? setInterval(request, options.pollMs ?? leaderDutiesPollMs) : undefined;
   poll();
 
   return {
@@ -133,7 +149,9 @@ export function startLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
     },
     stop: async () => {
       stopped = true;
+      unsubscribe?.();
       clearInterval(timer);
+      clearTimeout(ensureRetry);
       await transition;
       if (running) await end();
     },

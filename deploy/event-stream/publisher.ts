@@ -19,7 +19,11 @@
 // 50,000 events) and a publisher that fell behind it publishes a reset.
 //
 // The Raft loop is never blocked: the state machine's change listener only sets a flag and
-// wakes this loop; leadership is polled (leadershipPollMs) because RaftNode has no callback.
+// wakes this loop, and so does the Raft member's role listener (onLeadershipChange). Given
+// that listener, an idle publisher runs no timer but the keepalive's: a member that does not
+// lead sleeps until its role changes, and a leader whose stream is at the applied index sleeps
+// until an entry is applied, its role changes or the keepalive is due. Without it (tests that
+// stand in for the member with a bare isLeader), leadership is polled every leadershipPollMs.
 //
 // Replicas (`auto`): 1 when the server we are connected to is not clustered (INFO has no
 // `cluster`), else 3 when INFO's `connect_urls` (the client URLs the cluster advertises, one
@@ -38,7 +42,7 @@ export const eventsMaxAgeMsDefault = 5 * 60_000;
 export const batchBytesMaxDefault = 512 * 1024;
 /** Progress marks (applied index moved, no events) at most this often. */
 export const progressIntervalMsDefault = 25;
-/** How often a member checks whether it leads. */
+/** How often a member checks whether it leads, when it has no onLeadershipChange to wait on. */
 export const leadershipPollMs = 50;
 /**
  * One publish's (and JetStream API request's) timeout; a publish's outcome is then unknown and
@@ -65,6 +69,11 @@ export interface EventPublisherOptions {
   readonly state: ClusterState;
   /** Whether this member leads now (RaftNode status role === 'leader'). */
   readonly isLeader: () => boolean;
+  /**
+   * Subscribes to changes of isLeader()'s answer (RaftNode.onRoleChange); returns the
+   * unsubscribe function. Absent: leadership is polled every leadershipPollMs.
+   */
+  readonly onLeadershipChange?: (listener: () => void) => () => void;
   readonly cluster: string;
   readonly group: string;
   readonly maxAgeMs?: number;
@@ -141,6 +150,9 @@ export class EventPublisher {
   readonly #progressIntervalMs: number;
   readonly #log: PublisherLog;
   readonly #unsubscribe: () => void;
+  readonly #unsubscribeLeadership: () => void;
+  /** How long an idle wait may last before isLeader() is asked again (Infinity: until woken). */
+  readonly #leadershipWaitMs: number;
   readonly #loop: Promise<void>;
   #js: JetStreamClient | undefined = undefined;
   #jsm: JetStreamManager | undefined = undefined;
@@ -171,6 +183,9 @@ export class EventPublisher {
     this.#log = options.log ?? (() => {});
     // Runs on the Raft loop after every applied entry: only a flag and a wake-up.
     this.#unsubscribe = options.state.subscribe(() => this.#signal());
+    // Also runs on the Raft loop: a role change wakes this loop at once.
+    this.#unsubscribeLeadership = options.onLeadershipChange?.(() => this.#signal()) ?? (() => {});
+    this.#leadershipWaitMs = options.onLeadershipChange === undefined ? leadershipPollMs : Number.POSITIVE_INFINITY;
     this.#loop = this.#run();
   }
 
@@ -195,6 +210,7 @@ export class EventPublisher {
     if (this.#stopped) return this.#loop;
     this.#stopped = true;
     this.#unsubscribe();
+    this.#unsubscribeLeadership();
     this.#signal();
     return this.#loop;
   }
@@ -205,18 +221,21 @@ export class EventPublisher {
     wake?.();
   }
 
-  /** Waits `ms`, or less if an entry is applied (`wakeable`) or the publisher stops. */
+  /**
+   * Waits `ms` (Infinity: no timer), or less if an entry is applied or the role changes
+   * (`wakeable`), or the publisher stops.
+   */
   #pause(ms: number, wakeable: boolean): Promise<void> {
     return new Promise((resolve) => {
       let settled = false;
       const done = (): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        if (timer !== undefined) clearTimeout(timer);
         if (this.#wake === wake) this.#wake = undefined;
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
       const wake = (): void => {
         if (wakeable || this.#stopped) done();
         else this.#wake = wake;
@@ -231,7 +250,7 @@ export class EventPublisher {
         if (this.#active) this.#log('event publisher idle: not the leader', { tail: this.#tail });
         this.#active = false;
         this.#tail = undefined;
-        await this.#pause(leadershipPollMs, true);
+        await this.#pause(this.#leadershipWaitMs, true);
         continue;
       }
       if (!this.#active) this.#log('event publisher active: this member leads', { stream: this.#stream });
@@ -286,7 +305,8 @@ export class EventPublisher {
     if (this.#stopped || !this.#options.isLeader()) return;
     const planned = this.#plan(tail) ?? this.#keepalive(tail);
     if (planned === undefined) {
-      await this.#pause(leadershipPollMs, true);
+      // Caught up: until an entry is applied, the role changes or the keepalive is due.
+      await this.#pause(Math.min(this.#leadershipWaitMs, this.#keepaliveDueInMs()), true);
       return;
     }
     if (planned.events === 0 && !planned.reset) {
@@ -356,9 +376,15 @@ export class EventPublisher {
    * `through` instead of starting over from 0 (a reset, if the history was compacted).
    */
   #keepalive(tail: Tail): Planned | undefined {
-    if (this.#lastPublishMs !== 0 && performance.now() - this.#lastPublishMs < this.#maxAgeMs / 3) return undefined;
+    if (this.#keepaliveDueInMs() > 0) return undefined;
     if (tail.sequence === 0) return undefined;
     return this.#message(tail.through, tail.through, []);
+  }
+
+  /** Milliseconds until the next keepalive is due (0: now; Infinity while the stream never had a message). */
+  #keepaliveDueInMs(): number {
+    if (this.#lastPublishMs === 0) return this.#tail?.sequence === 0 ? Number.POSITIVE_INFINITY : 0;
+    return Math.max(0, this.#lastPublishMs + this.#maxAgeMs / 3 - performance.now());
   }
 
   #message(from: number, through: number, texts: readonly string[]): Planned {

@@ -127,14 +127,15 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
   const admit = (data: Uint8Array): string | undefined => (quota.alarm() === undefined ? undefined : quota.refusal(decodeCommand(data).command)?.message);
   const service = ProposalService.start({ connection, cluster: flags.cluster, group: flags.group, member: flags.id, node, log, admit, storage: () => quota.usage() });
   const isLeader = (): boolean => node.status().role === 'leader';
+  const onLeadershipChange = (listener: () => void): (() => void) => node.onRoleChange(listener);
   const stateService = startStateService({ connection, state, cluster: flags.cluster, group: flags.group, log });
   const events = EventPublisher.start({
-    connection, state, isLeader, cluster: flags.cluster, group: flags.group, log,
+    connection, state, isLeader, onLeadershipChange, cluster: flags.cluster, group: flags.group, log,
     ...(flags.eventsMaxAgeMs === undefined ? {} : { maxAgeMs: flags.eventsMaxAgeMs }),
     ...(flags.eventsReplicas === undefined ? {} : { replicas: flags.eventsReplicas }),
   });
   const duties = flags.leaderDuties === false ? undefined
-    : startLeaderDuties({ state, isLeader, propose: (data) => { const refusal = admit(data); return refusal === undefined ? node.propose(data) : Promise.reject(new StorageAlarmError(refusal)); }, log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }),
+    : startLeaderDuties({ state, isLeader, onLeadershipChange, propose: (data) => { const refusal = admit(data); return refusal === undefined ? node.propose(data) : Promise.reject(new StorageAlarmError(refusal)); }, log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }),
       ...(flags.rootCertificate === undefined ? {} : { rootCertificate: flags.rootCertificate }),
       ...(flags.clusterSigning === undefined ? {} : { clusterSigning: flags.clusterSigning }),
       ...(flags.legacyServiceAccountTokens === undefined ? {} : { legacyServiceAccountTokens: flags.legacyServiceAccountTokens }) });

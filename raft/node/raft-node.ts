@@ -102,6 +102,9 @@ export class RaftNode<Result> {
   readonly #openedMs = performance.now();
   #failure: NodeFailedError | undefined = undefined;
   readonly #failureListeners: ((error: NodeFailedError) => void)[] = [];
+  /** onRoleChange listeners, and the role they last heard of. */
+  readonly #roleListeners = new Set<() => void>();
+  #notifiedRole: RaftStatus['role'] = 'follower';
   #closed = false;
 
   private constructor(options: RaftNodeOptions<Result>, storage: RaftStorage) {
@@ -268,6 +271,34 @@ export class RaftNode<Result> {
     if (leaderId === undefined) return undefined;
     if (role === 'leader') return 0;
     return Math.round(performance.now() - (this.#lastHeardMs.get(leaderId) ?? this.#openedMs));
+  }
+
+  /**
+   * Calls `listener` (with no arguments; read status()) after this member's role changed:
+   * it became leader, stopped leading, became a candidate or a follower again, or failed. For
+   * what runs only while this member leads, instead of polling status(): the listener runs on
+   * the Raft loop, so it must only take note and return (an exception it throws is logged).
+   * Returns the unsubscribe function. A listener is not called for the role at subscription
+   * time: read status() after subscribing.
+   */
+  onRoleChange(listener: () => void): () => void {
+    this.#roleListeners.add(listener);
+    return () => {
+      this.#roleListeners.delete(listener);
+    };
+  }
+
+  #notifyRoleChange(): void {
+    const role = this.status().role;
+    if (role === this.#notifiedRole) return;
+    this.#notifiedRole = role;
+    for (const listener of [...this.#roleListeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.#log('raft role listener failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
   }
 
   /** Stops ticking and receiving, finishes the iteration in progress, rejects what is left. */
@@ -518,6 +549,7 @@ export class RaftNode<Result> {
     this.#leaderTerm = leaderTerm;
     if (status.leaderId !== undefined) this.#resolveLeaderWaiters();
     this.#settleTransfers(status.leaderId);
+    if (status.role !== this.#notifiedRole) this.#notifyRoleChange();
   }
 
   #submitTransfers(): void {
@@ -583,5 +615,6 @@ export class RaftNode<Result> {
     this.#membership.rejectAll(() => error);
     this.#reads.rejectAll(() => error);
     this.#rejectLeaderWaiters(() => error);
+    this.#notifyRoleChange();
   }
 }
