@@ -1,6 +1,8 @@
 // Owns: kube-apiserver's rbac/bootstrap-roles post-start hook for every API server: the default
 // ClusterRoles and ClusterRoleBindings of api/auth/rbac-bootstrap-policy.ts are created when missing
-// (at start, then checked every 10 s like the kubernetes Service, so a deleted one comes back);
+// (at start, then checked every 10 s like the kubernetes Service, so a deleted one comes back —
+// a check only when a ClusterRole or ClusterRoleBinding changed since the last complete round,
+// or the replica re-synced: a round costs a reconcile of every default role);
 // an existing one annotated rbac.authorization.kubernetes.io/autoupdate=true is reconciled as
 // kube's non-tightening reconcile does — missing rules, aggregation selectors, subjects, labels
 // and annotations are added, nothing is removed; one without the annotation is left alone. API
@@ -12,7 +14,7 @@ import {
   missingRules, rulesOf, subjectsOf,
 } from '../api/index.ts';
 import type { StoreClient } from '../api/index.ts';
-import type { KubeObject, ObjectKey } from '../actors/index.ts';
+import type { ChangeEvent, KubeObject, ObjectKey } from '../actors/index.ts';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 const identity = 'system:apiserver';
@@ -102,21 +104,40 @@ export const rbacBootstrapIntervalMs = 10_000;
 /** Until the first round succeeds (an API replica starting before the store has a leader), it is retried this often. */
 export const rbacBootstrapRetryMs = 1_000;
 
+/** Whether a change touches what a round reconciles (a ClusterRole or ClusterRoleBinding). */
+function touchesRbacPolicy(event: ChangeEvent): boolean {
+  return event.key.group === rbacGroup && (event.key.resource === 'clusterroles' || event.key.resource === 'clusterrolebindings');
+}
+
 /**
  * Keeps the bootstrap policy present until stopped: a round at once, then every 10 s; a failed
  * round (no leader yet) is retried after 1 s, so non-admin users are not left without the
- * default discovery grants for long after a start.
+ * default discovery grants for long after a start. A round finds nothing to do unless a
+ * ClusterRole or ClusterRoleBinding changed after the previous complete round began (every
+ * change reaches this replica's copy as an event; a re-sync of the copy counts as a change),
+ * so the periodic check skips the round while none did.
  */
 export function keepRbacBootstrap(client: StoreClient, log: (message: string) => void): { stop(): void } {
   let lastProblem = '';
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let changed = true;
+  const unsubscribe = client.subscribe((events) => {
+    if (!changed && events.some(touchesRbacPolicy)) changed = true;
+  });
+  const unsubscribeResyncs = client.subscribeResyncs(() => { changed = true; });
   const schedule = (delayMs: number) => {
     if (stopped) return;
     timer = setTimeout(attempt, delayMs);
     timer.unref();
   };
   function attempt(): void {
+    if (!changed) {
+      schedule(rbacBootstrapIntervalMs);
+      return;
+    }
+    // Changes from here on (this round's own writes among them) make the next round run.
+    changed = false;
     ensureRbacBootstrap(client).then(() => {
       lastProblem = '';
       schedule(rbacBootstrapIntervalMs);
@@ -124,9 +145,17 @@ export function keepRbacBootstrap(client: StoreClient, log: (message: string) =>
       const problem = error instanceof Error ? error.message : String(error);
       if (problem !== lastProblem) log(`rbac bootstrap policy: ${problem}; retrying`);
       lastProblem = problem;
+      changed = true;
       schedule(rbacBootstrapRetryMs);
     });
   }
   attempt();
-  return { stop: () => { stopped = true; clearTimeout(timer); } };
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+      unsubscribe();
+      unsubscribeResyncs();
+    },
+  };
 }
