@@ -16,7 +16,9 @@
 // time, checked every recreationCheckMs: the ordered consumer would otherwise wait for the old
 // sequence numbers in the new stream. The same check restarts a consumer that delivers nothing
 // for two checks while the stream has newer messages (one lost with its nats-server). nats-server 2.9 silently starts an ordered consumer
-// at first_seq when the asked sequence expired; the `from` check catches that too.
+// at first_seq when the asked sequence expired; the `from` check catches that too. The same
+// check tells followCaughtUp() whether the follow had delivered the stream's last message, so
+// the lag gauge needs no stream request of its own while the follow keeps up.
 // Must not: buffer without bound (the ordered consumer's pull window bounds what is in
 // flight; onBatch runs synchronously per message).
 import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -70,6 +72,8 @@ export class EventStreamReader {
   readonly #jsm: JetStreamManager;
   readonly #js: JetStreamClient;
   readonly #log: ReaderLog;
+  /** What the latest check of the running follow saw: the stream's last sequence, and the last one delivered. */
+  #followCheck: { readonly streamLastSeq: number; readonly deliveredSeq: number } | undefined;
 
   private constructor(options: EventStreamReaderOptions, jsm: JetStreamManager, js: JetStreamClient) {
     this.stream = eventStreamName(options.cluster, options.group);
@@ -86,6 +90,16 @@ export class EventStreamReader {
     const jsm = await jetstreamManager(options.connection, { timeout: requestTimeoutMs, checkAPI: false });
     const js = jetstream(options.connection, { timeout: requestTimeoutMs });
     return new EventStreamReader(options, jsm, js);
+  }
+
+  /**
+   * Whether a follow runs and, at its latest check of the stream (every recreationCheckMs), had
+   * delivered the stream's last message: its caller is then as far as the stream's tail was
+   * then (lag 0) without asking the stream again.
+   */
+  followCaughtUp(): boolean {
+    const check = this.#followCheck;
+    return check !== undefined && check.deliveredSeq >= check.streamLastSeq;
   }
 
   /** `through` of the stream's last message (0 when the stream is empty or does not exist). */
@@ -120,6 +134,7 @@ export class EventStreamReader {
       if (stopped) return;
       stopped = true;
       clearInterval(checkTimer);
+      this.#followCheck = undefined;
       this.#log('event stream follow ends with a gap', { afterRevision, reason });
       void messages?.close().catch(() => undefined);
       onGap(reason);
@@ -169,6 +184,7 @@ export class EventStreamReader {
               gap(`the event stream was recreated (created ${info.created}, was ${streamCreated})`);
               return;
             }
+            if (!stopped && !restart) this.#followCheck = { streamLastSeq: info.state.last_seq, deliveredSeq: lastSeq };
             idleChecks = info.state.last_seq > lastSeq && deliveredSinceCheck === 0 ? idleChecks + 1 : 0;
             deliveredSinceCheck = 0;
             if (idleChecks >= 2 && !stopped && !restart) {
@@ -232,6 +248,7 @@ export class EventStreamReader {
       stop: async () => {
         stopped = true;
         clearInterval(checkTimer);
+        this.#followCheck = undefined;
         wake?.();
         await messages?.close().catch(() => undefined);
         await done;

@@ -168,6 +168,12 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     ],
   });
   const lagTimer = setInterval(() => {
+    // Keeping up (idle, or delivering as fast as the stream grows): the follow's own stream check
+    // saw nothing undelivered, so no stream request here.
+    if (reader.followCaughtUp()) {
+      lag = 0;
+      return;
+    }
     reader.lastThrough().then((through) => { lag = Math.max(0, through - replica.currentRevision()); }, () => {});
   }, 2_000);
   lagTimer.unref();
