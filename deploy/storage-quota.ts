@@ -12,6 +12,10 @@
 // admits deletes and compaction under NOSPACE. The refusal is a StorageAlarmError, which the
 // API tier answers as kube-apiserver answers etcd's "mvcc: database space exceeded".
 // Measuring is I/O outside the state machine; the alarm never enters the replicated log.
+// Given `writes` (the member's count of completed storage writes, RaftNode.storageWrites), a
+// measurement walks the data dir only when that count moved since the last walk, or the walk is
+// usedBytesMaxAgeMs old (a file put there by something else); the free space is read every time.
+// An idle member then reads one statfs per interval instead of listing and stating its files.
 import { readdir, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from '../actors/index.ts';
@@ -31,8 +35,17 @@ export interface StorageQuotaOptions {
   readonly quotaBytes?: number;
   readonly reserveBytes?: number;
   readonly intervalMs?: number;
+  /**
+   * The member's count of completed writes to its data dir (RaftNode.storageWrites): while it
+   * stays, the data dir's size is not walked again (for up to usedBytesMaxAgeMs). Absent: every
+   * measurement walks it.
+   */
+  readonly writes?: () => number;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
+
+/** The longest a data dir's size is taken from an earlier walk while the member wrote nothing. */
+export const usedBytesMaxAgeMs = 10_000;
 
 /** What the last measurement found; `alarm` is the reason while the alarm is raised. */
 export interface StorageUsage {
@@ -102,6 +115,8 @@ export class StorageQuota {
   #usage: StorageUsage;
   #timer: ReturnType<typeof setInterval> | undefined;
   #measuring: Promise<StorageUsage> | undefined;
+  /** The writes count and the time (performance.now()) of the last walk of the data dir. */
+  #walked: { readonly writes: number; readonly atMs: number } | undefined;
 
   private constructor(options: StorageQuotaOptions) {
     this.#options = options;
@@ -148,7 +163,12 @@ export class StorageQuota {
 
   async #measure(): Promise<StorageUsage> {
     try {
-      const [usedBytes, filesystem] = await Promise.all([directoryBytes(this.#options.dataDir), statfs(this.#options.dataDir)]);
+      const writes = this.#options.writes?.();
+      const startedMs = performance.now();
+      const walk = writes === undefined || this.#walked === undefined || this.#walked.writes !== writes || startedMs - this.#walked.atMs >= usedBytesMaxAgeMs;
+      const [usedBytes, filesystem] = await Promise.all([walk ? directoryBytes(this.#options.dataDir) : this.#usage.usedBytes, statfs(this.#options.dataDir)]);
+      // The count read before the walk: a write that completed during it moves the count, and the next measurement walks again.
+      if (walk && writes !== undefined) this.#walked = { writes, atMs: startedMs };
       const freeBytes = Number(filesystem.bavail) * Number(filesystem.bsize);
       const alarm = alarmReason(this.#options.member, usedBytes, this.#quotaBytes, freeBytes, this.#reserveBytes);
       if (alarm !== this.#usage.alarm && (alarm === undefined) !== (this.#usage.alarm === undefined)) {

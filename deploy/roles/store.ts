@@ -118,7 +118,7 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     throw error;
   }
   const quota = await StorageQuota.start({
-    dataDir: flags.dataDir, member: flags.id, log,
+    dataDir: flags.dataDir, member: flags.id, log, writes: () => node.storageWrites(),
     ...(flags.quotaBackendBytes === undefined ? {} : { quotaBytes: flags.quotaBackendBytes }),
     ...(flags.storageReserveBytes === undefined ? {} : { reserveBytes: flags.storageReserveBytes }),
     ...(flags.storageCheckIntervalMs === undefined ? {} : { intervalMs: flags.storageCheckIntervalMs }),

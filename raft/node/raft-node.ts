@@ -102,6 +102,8 @@ export class RaftNode<Result> {
   readonly #openedMs = performance.now();
   #failure: NodeFailedError | undefined = undefined;
   readonly #failureListeners: ((error: NodeFailedError) => void)[] = [];
+  /** Writes to storage completed (appends, snapshots): see storageWrites(). */
+  #storageWrites = 0;
   /** onRoleChange listeners, and the role they last heard of. */
   readonly #roleListeners = new Set<() => void>();
   #notifiedRole: RaftStatus['role'] = 'follower';
@@ -301,6 +303,15 @@ export class RaftNode<Result> {
     }
   }
 
+  /**
+   * How many writes to its storage (log appends, snapshots with the segments they release) this
+   * member has completed: while the count stays, the data dir holds what it held, so a caller
+   * that measures its size (deploy/storage-quota.ts) need not walk it again.
+   */
+  storageWrites(): number {
+    return this.#storageWrites;
+  }
+
   /** Stops ticking and receiving, finishes the iteration in progress, rejects what is left. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -317,6 +328,7 @@ export class RaftNode<Result> {
     this.#rejectLeaderWaiters(closedError);
     if (this.#failure === undefined && this.#deferredHardState !== undefined) {
       await this.#storage.append([], this.#deferredHardState);
+      this.#storageWrites += 1;
     }
     await this.#storage.close();
     this.#log('raft node closed', { id: this.#id });
@@ -454,6 +466,7 @@ export class RaftNode<Result> {
   async #saveSnapshot(snapshot: Snapshot, startedMs: number, captureMs: number | undefined): Promise<void> {
     const persistStartedMs = performance.now();
     await this.#storage.saveSnapshot(snapshot, this.#latestHardState);
+    this.#storageWrites += 1;
     this.#deferredHardState = undefined;
     this.#core.compact(snapshot);
     this.#snapshotIndex = snapshot.meta.index;
@@ -499,9 +512,13 @@ export class RaftNode<Result> {
     if (ready.snapshot !== undefined) {
       // Ready step 0: the leader's snapshot first, with the hard state, then entries after it.
       await this.#storage.saveSnapshot(ready.snapshot, this.#latestHardState);
+      this.#storageWrites += 1;
       this.#deferredHardState = undefined;
       this.#snapshotIndex = ready.snapshot.meta.index;
-      if (ready.entries.length > 0) await this.#storage.append(ready.entries);
+      if (ready.entries.length > 0) {
+        await this.#storage.append(ready.entries);
+        this.#storageWrites += 1;
+      }
       return;
     }
     if (!ready.mustSync) {
@@ -510,6 +527,7 @@ export class RaftNode<Result> {
       return;
     }
     await this.#storage.append(ready.entries, ready.hardState ?? this.#deferredHardState);
+    this.#storageWrites += 1;
     this.#deferredHardState = undefined;
   }
 
