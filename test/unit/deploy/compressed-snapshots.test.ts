@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ClusterState, encodeCommand } from '../../../actors/index.ts';
 import type { Command, CommandResult } from '../../../actors/index.ts';
 import { RaftNode } from '../../../raft/index.ts';
-import { CompressedSnapshots, gzipChunks, gzipMemberChunks, gzipStreamChunks, isGzip, streamingGzipAvailable, uncompressedSnapshot } from '../../../deploy/compressed-snapshots.ts';
+import { CompressedSnapshots, isGzip, uncompressedSnapshot } from '../../../deploy/compressed-snapshots.ts';
 import { writeSliced } from '../../../raft/node/snapshot-schedule.ts';
 import { cmKey, create, entry, envelope, nsKey, objectFor, update } from '../actors/fixtures.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -34,62 +34,6 @@ describe('CompressedSnapshots', () => {
     expect(view?.index).toBe(state.appliedIndex());
     const sliced = await writeSliced(view!.chunks());
     expect(Buffer.from(uncompressedSnapshot(sliced)).equals(Buffer.from(state.snapshot()))).toBe(true);
-  });
-
-  it.each([
-    ['one deflate (gzipStreamChunks)', gzipStreamChunks],
-    ['gzip members (gzipMemberChunks)', gzipMemberChunks],
-  ])('%s: each input chunk is used before the next is pulled (a producer may reuse one buffer), the outputs may be kept, a pause point per input', (_name, compress) => {
-    // Sizes below, across and above 256 KiB, and empty ones; pseudo-random bytes (2.5 MB) so the
-    // output crosses the stream's 1 MiB output blocks.
-    const sizes = [100_000, 0, 200_000, 600_000, 1, 262_144, 2_500_000, 70_000, 0];
-    const content = (at: number, size: number): Buffer => {
-      const bytes = Buffer.alloc(size);
-      let x = at + 1;
-      for (let i = 0; i < size; i++) {
-        if (at === 6) {
-          x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
-          bytes[i] = x & 0xff;
-        } else bytes[i] = (i * 7 + at * 13) % 251;
-      }
-      return bytes;
-    };
-    const expected = Buffer.concat(sizes.map((size, at) => content(at, size)));
-    let pulled = 0;
-    const pulledAtOutput: number[] = [];
-    function* reusing(): Generator<Uint8Array, void, undefined> {
-      const buffer = new Uint8Array(Math.max(...sizes));
-      for (const [at, size] of sizes.entries()) {
-        buffer.set(content(at, size));
-        pulled += 1;
-        yield buffer.subarray(0, size);
-        buffer.fill(0xee);
-      }
-    }
-    const outputs: Uint8Array[] = [];
-    for (const output of compress(reusing())) {
-      outputs.push(output);
-      pulledAtOutput.push(pulled);
-    }
-    const bytes = Buffer.concat(outputs);
-    expect(isGzip(bytes)).toBe(true);
-    expect(Buffer.from(uncompressedSnapshot(bytes)).equals(expected)).toBe(true);
-    for (let at = 1; at <= sizes.length; at++) expect(pulledAtOutput).toContain(at);
-    const ofNothing = Buffer.concat([...compress([])]); // no member, or an empty stream
-    expect(ofNothing.byteLength === 0 ? 0 : uncompressedSnapshot(ofNothing).byteLength).toBe(0);
-  });
-
-  it('this node exposes the synchronous zlib handle: snapshots are one deflate; those written as members still restore', async () => {
-    expect(streamingGzipAvailable).toBe(true);
-    const { state } = filled(500);
-    const plain = state.snapshot();
-    const members = Buffer.concat([...gzipMemberChunks([plain])]);
-    expect(Buffer.from(uncompressedSnapshot(Buffer.concat([...gzipChunks([plain])]))).equals(Buffer.from(plain))).toBe(true);
-    const restored = new ClusterState();
-    new CompressedSnapshots(restored).restore(members, state.appliedIndex());
-    expect(Buffer.from(restored.snapshot()).equals(Buffer.from(plain))).toBe(true);
-    const sliced = await writeSliced(new CompressedSnapshots(state).snapshotView!().chunks(), 0);
-    expect(Buffer.from(uncompressedSnapshot(sliced)).equals(Buffer.from(plain))).toBe(true);
   });
 
   it('restores its own gzip and the uncompressed snapshots written before, to the same state', () => {
