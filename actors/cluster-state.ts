@@ -2,12 +2,13 @@
 // each committed entry, applying it, the applied index, change notification to in-process
 // subscribers, the read side for the API tier in the same process (get, list, eventsSince,
 // lifecycleOf), and whole-state snapshots.
-// Snapshots (format 3): every distinct object (by content) is written once, in an `objects`
-// table, and records, history events (object and previous) and session results refer to it by
-// position; at a steady update load an object version otherwise appears three times (the
-// record or an event's object, the next event's previous, a session's result). Positions are
-// assigned in the order of first occurrence in a fixed traversal and keyed by content, so two
-// replicas in the same state write the same bytes. Format 3 also writes what restore() shares
+// Snapshots (format 3): every distinct object is written once, in an `objects` table, and
+// records, history events (object and previous) and session results refer to it by position; at
+// a steady update load an object version otherwise appears three times (the record or an event's
+// object, the next event's previous, a session's result), all one frozen object in memory.
+// Objects are told apart by identity (apply() shares them deterministically, and a restore gives
+// one object per position back); positions are assigned in the order of first occurrence in a
+// fixed traversal, so two replicas in the same state write the same bytes. Format 3 also writes what restore() shares
 // anyway as references, by content (so the same state gives the same bytes): a record's
 // lifecycle that is the initial live one as 0, and an event's key that is a record's (by the
 // record's position), with its lifecycle context and transitions when they are that record's
@@ -105,71 +106,73 @@ interface StateCapture {
 }
 
 /**
- * Writes a capture as format-2 JSON text, in pieces (each a complete JSON token sequence, so
- * encoding the pieces one by one gives the bytes of the whole), with `null` now and then while
- * the bodies are serialised (a point to yield at). Objects are numbered by content
- * (an identity cache spares re-serialising the same stored object).
+ * Writes a capture as format-3 JSON text, in pieces (each a complete JSON token sequence, so
+ * encoding the pieces one by one gives the bytes of the whole), with `null` now and then (a point
+ * to yield at). Two passes, so no text is held beyond the piece being written: the first numbers
+ * the stored objects by identity (a record, the events of its history and a session's result
+ * hold the same frozen object, and a restore gives one object per position back) and the
+ * records' positions; the second serialises the object table, then records, history and
+ * sessions, each item as it is reached. (Holding every object's text until the table could be
+ * written, ~1.2 KB per object, left a store member's malloc arena tens of MB larger after each
+ * snapshot.)
  */
 function* snapshotPieces(capture: StateCapture): Generator<string | null, void, undefined> {
-  const texts = new Map<string, number>();
-  const byIdentity = new Map<object, number>();
-  const objectTexts: string[] = [];
+  const positions = new Map<object, number>();
+  const objects: KubeObject[] = [];
+  const number = (object: KubeObject): void => {
+    if (positions.has(object)) return;
+    positions.set(object, objects.length);
+    objects.push(object);
+  };
   const ref = (object: KubeObject): number => {
-    const known = byIdentity.get(object);
-    if (known !== undefined) return known;
-    const text = JSON.stringify(object);
-    let position = texts.get(text);
-    if (position === undefined) {
-      position = objectTexts.length;
-      objectTexts.push(text);
-      texts.set(text, position);
-    }
-    byIdentity.set(object, position);
+    const position = positions.get(object);
+    assert(position !== undefined, 'every object a snapshot refers to was numbered');
     return position;
   };
-  // Bodies first (they assign positions), the object table is emitted before them.
+  const recordPositions = new Map<string, number>();
+  let numbered = 0;
+  for (const record of capture.records) {
+    recordPositions.set(keyString(record.key), recordPositions.size);
+    number(record.object);
+    if (++numbered % numberedPerCheck === 0) yield null;
+  }
+  for (const { event } of capture.history.entries) {
+    number(event.object);
+    if (event.previous !== undefined) number(event.previous);
+    if (++numbered % numberedPerCheck === 0) yield null;
+  }
+  for (const { result } of capture.sessions) {
+    if ('object' in result) number(result.object);
+  }
   const live = initialDeletion({ finalizers: [] });
   rememberKeys(live);
-  const recordPositions = new Map<string, number>();
-  const records: string[] = [];
-  for (const record of capture.records) {
-    recordPositions.set(keyString(record.key), records.length);
-    records.push(JSON.stringify(equalInOrder(record.lifecycle, live)
-      ? { ...record, object: ref(record.object), lifecycle: sameAsShared }
-      : { ...record, object: ref(record.object) }));
-    if (records.length % piecesPerCheck === 0) yield null;
-  }
   const recordAt = (key: ObjectKey): { position: number; record: ResourceRecord } | undefined => {
     const position = recordPositions.get(keyString(key));
     const record = position === undefined ? undefined : capture.records[position];
     return position === undefined || record === undefined || !equalInOrder(key, record.key) ? undefined : { position, record };
   };
-  const entries: string[] = [];
-  for (const entry of capture.history.entries) {
-    entries.push(JSON.stringify(historyEntryJson(entry, ref, recordAt)));
-    if (entries.length % piecesPerCheck === 0) yield null;
-  }
-  const sessions: string[] = [];
-  for (const session of capture.sessions) {
-    sessions.push(JSON.stringify(sessionJson(session, ref)));
-    if (sessions.length % piecesPerCheck === 0) yield null;
-  }
   yield `{"version":${snapshotVersion},"appliedIndex":${capture.appliedIndex},"objects":[`;
-  yield* joined(objectTexts);
+  yield* joined(objects, (object) => JSON.stringify(object));
   yield '],"records":[';
-  yield* joined(records);
+  yield* joined(capture.records, (record) => JSON.stringify(equalInOrder(record.lifecycle, live)
+    ? { ...record, object: ref(record.object), lifecycle: sameAsShared }
+    : { ...record, object: ref(record.object) }));
   yield `],"history":{"compactedRevision":${capture.history.compactedRevision},"newestAtMillis":${JSON.stringify(capture.history.newestAtMillis)},"entries":[`;
-  yield* joined(entries);
+  yield* joined(capture.history.entries, (entry) => JSON.stringify(historyEntryJson(entry, ref, recordAt)));
   yield ']},"sessions":[';
-  yield* joined(sessions);
+  yield* joined(capture.sessions, (session) => JSON.stringify(sessionJson(session, ref)));
   yield ']}';
 }
+
+/** Items numbered (the first pass: a Map lookup each) between points to yield at. */
+const numberedPerCheck = 1024;
 
 /** Items serialised between checks of the slice's time. */
 const piecesPerCheck = 64;
 
-function* joined(items: readonly string[]): Generator<string, void, undefined> {
-  for (let at = 0; at < items.length; at++) yield at === 0 ? items[at] as string : `,${items[at] as string}`;
+/** Each item's text as one piece, comma-separated (the serialisation happens as the piece is pulled). */
+function* joined<T>(items: readonly T[], text: (item: T) => string): Generator<string, void, undefined> {
+  for (let at = 0; at < items.length; at++) yield at === 0 ? text(items[at] as T) : `,${text(items[at] as T)}`;
 }
 
 function historyEntryJson(
@@ -318,7 +321,7 @@ export class ClusterState implements StateMachine<CommandResult> {
     let json: SnapshotJsonV1;
     let objects: ObjectIndex<ResourceRecord>;
     if (parsed.version === 1) {
-      json = deepFreeze(parsed);
+      json = deepFreeze(shareEqualObjects(parsed));
       objects = indexRecords(json.records);
     } else ({ json, objects } = inlineObjects(parsed));
     this.state = {
@@ -342,6 +345,35 @@ export class ClusterState implements StateMachine<CommandResult> {
   private notify(events: readonly ChangeEvent[]): void {
     for (const listener of [...this.listeners]) listener(events);
   }
+}
+
+/**
+ * A format-1 snapshot (every object inline) with equal objects made one: the object of a record,
+ * an event (and its previous) and a session result that were one object in memory when it was
+ * written are one again, so the next snapshot, which numbers objects by identity, writes each
+ * once, as it was written from the state before. In place (the parsed JSON is not yet frozen).
+ */
+function shareEqualObjects(json: SnapshotJsonV1): SnapshotJsonV1 {
+  const byText = new Map<string, KubeObject>();
+  const shared = (object: KubeObject): KubeObject => {
+    const text = JSON.stringify(object);
+    const known = byText.get(text);
+    if (known !== undefined) return known;
+    byText.set(text, object);
+    return object;
+  };
+  type Writable<T> = { -readonly [K in keyof T]: T[K] };
+  for (const record of json.records) (record as Writable<ResourceRecord>).object = shared(record.object);
+  for (const { event } of json.history.entries) {
+    const writable = event as Writable<ChangeEvent>;
+    writable.object = shared(event.object);
+    if (event.previous !== undefined) writable.previous = shared(event.previous);
+  }
+  for (const session of json.sessions) {
+    const { result } = session;
+    if ('object' in result) (result as Writable<typeof result>).object = shared(result.object);
+  }
+  return json;
 }
 
 /** The records by key. They are written in key order: the index is built in one pass (any other order is still read). */
