@@ -1,5 +1,5 @@
 // Owns: gzip compression of a state machine's snapshots, around any StateMachine: snapshot() and
-// snapshotView()'s chunks are written as gzip members (level 1, one member per ~256 KB of
+// snapshotView()'s chunks are written as gzip members (level 1, one member per 256 KB of
 // snapshot bytes; concatenated members are one gzip stream, RFC 1952), and restore() reads
 // both gzip and the uncompressed bytes written before (told apart by gzip's magic bytes, which
 // a JSON snapshot cannot start with). Why: the Raft core keeps the newest snapshot in memory
@@ -34,26 +34,40 @@ export function uncompressedSnapshot(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * `chunks` re-cut into gzip members; an empty chunk is passed on after every input chunk that
- * did not complete a member (the caller's pause points stay where they were).
+ * `chunks` re-cut into gzip members of memberBytes input each (the last one shorter). The input
+ * chunks may be views into a buffer their producer reuses for the next chunk (captureChunks):
+ * their bytes are copied into one member buffer, reused for every member, before the next is
+ * pulled. Each member is compressed as soon as it is full; an empty chunk is passed on after
+ * every input chunk that did not complete a member (the caller's pause points stay where they
+ * were). The members yielded are fresh buffers, the caller may keep them.
  */
 export function* gzipChunks(chunks: Iterable<Uint8Array>): Generator<Uint8Array, void, undefined> {
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
+  const member = new Uint8Array(memberBytes);
+  let filled = 0;
   for (const chunk of chunks) {
-    if (chunk.byteLength > 0) {
-      pending.push(chunk);
-      pendingBytes += chunk.byteLength;
+    let taken = 0;
+    let compressed = false;
+    while (taken < chunk.byteLength) {
+      if (filled === 0 && chunk.byteLength - taken >= memberBytes) {
+        // A whole member in the chunk: compressed from it, without the copy.
+        yield gzipSync(chunk.subarray(taken, taken + memberBytes), gzipOptions);
+        taken += memberBytes;
+        compressed = true;
+        continue;
+      }
+      const copied = Math.min(memberBytes - filled, chunk.byteLength - taken);
+      member.set(chunk.subarray(taken, taken + copied), filled);
+      filled += copied;
+      taken += copied;
+      if (filled === memberBytes) {
+        yield gzipSync(member, gzipOptions);
+        filled = 0;
+        compressed = true;
+      }
     }
-    if (pendingBytes >= memberBytes) {
-      yield gzipSync(Buffer.concat(pending), gzipOptions);
-      pending = [];
-      pendingBytes = 0;
-    } else {
-      yield emptyChunk;
-    }
+    if (!compressed) yield emptyChunk;
   }
-  if (pendingBytes > 0) yield gzipSync(Buffer.concat(pending), gzipOptions);
+  if (filled > 0) yield gzipSync(member.subarray(0, filled), gzipOptions);
 }
 
 /** Snapshot bytes inflated ahead of the restore (snapshot-prefetch.ts SnapshotPrefetch). */

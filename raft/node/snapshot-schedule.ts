@@ -7,7 +7,8 @@
 // or at start).
 // Pacing (writeSliced): a state machine's snapshot view hands out its bytes chunk by chunk; the
 // driver pulls chunks for at most snapshotSliceMillis, then yields to the event loop (so the
-// loop's iterations, NATS and timers run between slices), and so on.
+// loop's iterations, NATS and timers run between slices), and so on. It copies each chunk's
+// bytes into large blocks as it goes (a chunk may be a view into a buffer its producer reuses).
 // Must not: use randomness; the schedule does not read the clock (only the pacing does).
 
 /** FNV-1a of `id`, reduced to [0, everyEntries). */
@@ -37,16 +38,37 @@ export function snapshotDue(snapshotIndex: number, appliedIndex: number, everyEn
 /** A slice of snapshot serialisation runs at most about this long before yielding. */
 export const snapshotSliceMillis = 4;
 
-/** Concatenates `chunks`, yielding to the event loop (setImmediate) after every slice. */
+/**
+ * Bytes of each block writeSliced copies chunks into: a compressed snapshot of 100,000 objects
+ * (~6 MB) takes a few of them instead of one small array kept per chunk until the end.
+ */
+const sliceBlockBytes = 1024 * 1024;
+
+/**
+ * Concatenates `chunks`, yielding to the event loop (setImmediate) after every slice. A chunk's
+ * bytes are copied before the next chunk is pulled: a producer may hand out views into one
+ * buffer it reuses (actors/cluster-state.ts captureChunks does).
+ */
 export async function writeSliced(chunks: Iterable<Uint8Array>, sliceMillis = snapshotSliceMillis): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
+  const blocks: Uint8Array[] = [];
+  let block = new Uint8Array(0);
+  let blockFilled = 0;
   let total = 0;
   let sliceStarted = performance.now();
   for (const chunk of chunks) {
-    if (chunk.byteLength > 0) {
-      parts.push(chunk);
-      total += chunk.byteLength;
+    let copied = 0;
+    while (copied < chunk.byteLength) {
+      if (blockFilled === block.byteLength) {
+        block = new Uint8Array(sliceBlockBytes);
+        blocks.push(block);
+        blockFilled = 0;
+      }
+      const count = Math.min(block.byteLength - blockFilled, chunk.byteLength - copied);
+      block.set(chunk.subarray(copied, copied + count), blockFilled);
+      blockFilled += count;
+      copied += count;
     }
+    total += chunk.byteLength;
     if (performance.now() - sliceStarted >= sliceMillis) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStarted = performance.now();
@@ -54,9 +76,10 @@ export async function writeSliced(chunks: Iterable<Uint8Array>, sliceMillis = sn
   }
   const bytes = new Uint8Array(total);
   let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.byteLength;
+  for (const full of blocks) {
+    const used = full.subarray(0, Math.min(full.byteLength, total - offset));
+    bytes.set(used, offset);
+    offset += used.byteLength;
   }
   return bytes;
 }

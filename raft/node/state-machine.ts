@@ -18,6 +18,8 @@ export interface CommittedEntry {
  * serialises it afterwards, each chunk after a bounded amount of work (a chunk may be empty):
  * the driver pulls them in time slices and yields to its event loop between slices, applying
  * entries meanwhile. The chunks concatenated are what snapshot() would have returned at `index`.
+ * A chunk may be a view into a buffer the producer reuses: it is valid until the next chunk is
+ * pulled, so a consumer copies what it keeps (writeSliced does).
  */
 export interface SnapshotView {
   readonly index: number;

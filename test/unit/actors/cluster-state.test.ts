@@ -185,6 +185,26 @@ describe('ClusterState snapshot and restore', () => {
     expect(turns).toBeGreaterThan(0);
   });
 
+  it('snapshotView() chunks are views into one reused buffer, grown for a piece that does not fit; copied as they come they are snapshot()', async () => {
+    const s = new ClusterState();
+    const key = cmKey('default', 'wide');
+    // Pieces of multi-byte UTF-8 (2, 3 and 4 bytes per character), one larger than the buffer.
+    const smalls = Array.from({ length: 300 }, (_, i) => create(cmKey('default', `small-${i}`)));
+    applyAll(s, [create(ns), ...smalls.slice(0, 150), create(key, objectFor(key, { data: { v: 'é€😀'.repeat(200_000) } })), ...smalls.slice(150)]);
+    const buffers = new Set<ArrayBufferLike>();
+    let chunks = 0;
+    for (const chunk of s.snapshotView().chunks()) {
+      buffers.add(chunk.buffer);
+      chunks += 1;
+    }
+    expect(buffers.size).toBeLessThanOrEqual(2); // the first buffer, and the one grown for the wide object
+    expect(chunks).toBeGreaterThan(10);
+    expect(Buffer.from(await writeSliced(s.snapshotView().chunks(), 0)).equals(Buffer.from(s.snapshot()))).toBe(true);
+    const restored = new ClusterState();
+    restored.restore(await writeSliced(s.snapshotView().chunks()), s.appliedIndex());
+    expect(restored.get(key)).toEqual(s.get(key));
+  });
+
   it('writes each distinct object once (previous and session results refer to it) and restores the same answers', () => {
     const s = new ClusterState();
     const key = cmKey('default', 'cm');

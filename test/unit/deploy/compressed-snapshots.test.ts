@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ClusterState, encodeCommand } from '../../../actors/index.ts';
 import type { Command, CommandResult } from '../../../actors/index.ts';
 import { RaftNode } from '../../../raft/index.ts';
-import { CompressedSnapshots, isGzip, uncompressedSnapshot } from '../../../deploy/compressed-snapshots.ts';
+import { CompressedSnapshots, gzipChunks, isGzip, uncompressedSnapshot } from '../../../deploy/compressed-snapshots.ts';
 import { writeSliced } from '../../../raft/node/snapshot-schedule.ts';
 import { cmKey, create, entry, envelope, nsKey, objectFor, update } from '../actors/fixtures.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -34,6 +34,34 @@ describe('CompressedSnapshots', () => {
     expect(view?.index).toBe(state.appliedIndex());
     const sliced = await writeSliced(view!.chunks());
     expect(Buffer.from(uncompressedSnapshot(sliced)).equals(Buffer.from(state.snapshot()))).toBe(true);
+  });
+
+  it('gzipChunks copies each input chunk before pulling the next (a producer may reuse one buffer), one output or more per input', () => {
+    // Sizes below, across and above a 256 KiB member, and empty ones.
+    const sizes = [100_000, 0, 200_000, 600_000, 1, 262_144, 70_000, 0];
+    const content = (at: number, size: number): Buffer => Buffer.from(Array.from({ length: size }, (_, i) => (i * 7 + at * 13) % 251));
+    const expected = Buffer.concat(sizes.map((size, at) => content(at, size)));
+    let pulled = 0;
+    const pulledAtOutput: number[] = [];
+    function* reusing(): Generator<Uint8Array, void, undefined> {
+      const buffer = new Uint8Array(Math.max(...sizes));
+      for (const [at, size] of sizes.entries()) {
+        buffer.set(content(at, size));
+        pulled += 1;
+        yield buffer.subarray(0, size);
+        buffer.fill(0xee);
+      }
+    }
+    const outputs: Uint8Array[] = [];
+    for (const output of gzipChunks(reusing())) {
+      outputs.push(output);
+      pulledAtOutput.push(pulled);
+    }
+    const bytes = Buffer.concat(outputs);
+    expect(isGzip(bytes)).toBe(true);
+    expect(Buffer.from(uncompressedSnapshot(bytes)).equals(expected)).toBe(true);
+    // A pause point after every input chunk.
+    for (let at = 1; at <= sizes.length; at++) expect(pulledAtOutput).toContain(at);
   });
 
   it('restores its own gzip and the uncompressed snapshots written before, to the same state', () => {

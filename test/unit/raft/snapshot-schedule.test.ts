@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotDue, snapshotPhase } from '../../../raft/node/snapshot-schedule.ts';
+import { snapshotDue, snapshotPhase, writeSliced } from '../../../raft/node/snapshot-schedule.ts';
 
 /** Indexes at which a member with `phase` snapshots while applying 1..last one entry at a time. */
 function schedule(every: number, phase: number, last: number, from = 0): number[] {
@@ -39,5 +39,23 @@ describe('snapshot schedule', () => {
     for (const indexes of taken) expect(indexes.length).toBeGreaterThanOrEqual(9);
     const all = taken.flat();
     expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('writeSliced copies each chunk before pulling the next: a producer may reuse one buffer', async () => {
+    // Chunk sizes crossing writeSliced's 1 MiB blocks, one larger than a block, and empty ones.
+    const sizes = [0, 700_000, 500_000, 0, 2_500_000, 3, 1_048_576, 1];
+    const expected = Buffer.concat(sizes.map((size, at) => Buffer.alloc(size, at + 1)));
+    function* reusing(): Generator<Uint8Array, void, undefined> {
+      const buffer = new Uint8Array(Math.max(...sizes));
+      for (const [at, size] of sizes.entries()) {
+        buffer.fill(at + 1, 0, size);
+        yield buffer.subarray(0, size);
+        buffer.fill(0xee);
+      }
+    }
+    const written = await writeSliced(reusing(), 0);
+    expect(written.byteLength).toBe(expected.byteLength);
+    expect(Buffer.from(written).equals(expected)).toBe(true);
+    expect(await writeSliced([], 0)).toEqual(new Uint8Array(0));
   });
 });
