@@ -552,7 +552,8 @@ function memoryPerObject(scale: ScaleOutcome, scaleCluster: ClusterScaleOutcome)
   const worst = figures.length === 0 ? null : Math.max(...figures.map((figure) => figure.rss));
   const listed = figures.map((figure) => `${figure.name} ${figure.rss} B (V8 heap used ${String(figure.heap)} B)`).join(', ');
   const clusterNote = scaleCluster.measured ? '' : `; cluster up: ${scaleCluster.note}`;
-  return { worstKb: worst === null ? null : round(worst / 1024, 2), note: `RSS per object after forced GCs: ${listed}${clusterNote}` };
+  // KB as the docs use it: 1,000 bytes (the aim of 2.5 KB is 2,500 B per object).
+  return { worstKb: worst === null ? null : round(worst / 1000, 2), note: `RSS per object after forced GCs: ${listed}${clusterNote}` };
 }
 
 /** The memory goal: the largest RSS per object of the server and every cluster process measured, judged only when all were measured at 100,000 objects. */
