@@ -6,11 +6,12 @@
 // down when told it no longer leads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ClusterState, commandVersion, encodeCommand } from '../../actors/index.ts';
-import type { Command } from '../../actors/index.ts';
+import { ClusterState } from '../../actors/index.ts';
 import { EventPublisher } from '../../deploy/event-stream/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { NatsCluster } from '../support/nats-server.ts';
+import { roleSwitch } from '../support/role-switch.ts';
+import { applier } from '../support/state-applier.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { createConfigMap, createNamespace } from './fixtures.ts';
 
@@ -27,41 +28,11 @@ afterAll(async () => {
   await nats?.stopAll();
 });
 
-function applier(state: ClusterState): (command: Command) => void {
-  return (command) => {
-    const index = state.appliedIndex() + 1;
-    state.apply({ index, term: 1, data: encodeCommand({ version: commandVersion, command }) });
-  };
-}
-
-/** A stand-in for RaftNode's role: set() changes it and calls the listeners, as onRoleChange does. */
-function role(initiallyLeads: boolean) {
-  let leads = initiallyLeads;
-  let isLeaderCalls = 0;
-  const listeners = new Set<() => void>();
-  return {
-    isLeader: (): boolean => {
-      isLeaderCalls += 1;
-      return leads;
-    },
-    onLeadershipChange: (listener: () => void): (() => void) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    set(value: boolean): void {
-      leads = value;
-      for (const listener of listeners) listener();
-    },
-    isLeaderCalls: (): number => isLeaderCalls,
-    listeners: (): number => listeners.size,
-  };
-}
-
 describe('EventPublisher following a role listener', () => {
   it('publishes once told it leads, keeps the stream alive while idle, and stands down when told it no longer leads', async () => {
     const state = new ClusterState();
     const apply = applier(state);
-    const member = role(false);
+    const member = roleSwitch(false);
     // maxAge 1.5 s: a keepalive every 500 ms while nothing is applied.
     const publisher = EventPublisher.start({ connection, state, isLeader: member.isLeader, onLeadershipChange: member.onLeadershipChange, cluster: 'lead', group: 'follow', maxAgeMs: 1_500 });
     try {

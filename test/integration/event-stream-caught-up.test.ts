@@ -5,12 +5,12 @@
 // write the stream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ClusterState, commandVersion, encodeCommand } from '../../actors/index.ts';
-import type { Command } from '../../actors/index.ts';
+import { ClusterState } from '../../actors/index.ts';
 import { EventPublisher, EventStreamReader } from '../../deploy/event-stream/index.ts';
 import type { StreamBatch } from '../../deploy/event-stream/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { NatsCluster } from '../support/nats-server.ts';
+import { applier } from '../support/state-applier.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { createConfigMap, createNamespace } from './fixtures.ts';
 
@@ -26,13 +26,6 @@ afterAll(async () => {
   await connection?.close().catch(() => undefined);
   await nats?.stopAll();
 });
-
-function applier(state: ClusterState): (command: Command) => void {
-  return (command) => {
-    const index = state.appliedIndex() + 1;
-    state.apply({ index, term: 1, data: encodeCommand({ version: commandVersion, command }) });
-  };
-}
 
 describe('EventStreamReader.followCaughtUp', () => {
   it('is true only while a follow had delivered the stream tail its latest check saw', async () => {

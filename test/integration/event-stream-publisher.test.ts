@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ClusterState, commandVersion, encodeCommand } from '../../actors/index.ts';
-import type { Command } from '../../actors/index.ts';
+import { ClusterState } from '../../actors/index.ts';
 import { batchBytesMaxDefault, EventPublisher, EventStreamReader, eventStreamName } from '../../deploy/event-stream/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { NatsCluster } from '../support/nats-server.ts';
+import { applier } from '../support/state-applier.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { createConfigMap, createNamespace } from './fixtures.ts';
 import { expectContiguous, Recorder } from './event-stream-support.ts';
@@ -26,13 +26,6 @@ afterAll(async () => {
   await connection?.close().catch(() => undefined);
   await nats?.stopAll();
 });
-
-function applier(state: ClusterState): (command: Command) => void {
-  return (command) => {
-    const index = state.appliedIndex() + 1;
-    state.apply({ index, term: 1, data: encodeCommand({ version: commandVersion, command }) });
-  };
-}
 
 async function rawMessages(stream: string): Promise<{ seq: number; bytes: number; batch: ReturnType<typeof JSON.parse> }[]> {
   const jsm = await jetstreamManager(connection);

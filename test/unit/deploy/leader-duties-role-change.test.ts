@@ -7,6 +7,7 @@ import { ClusterState } from '../../../actors/index.ts';
 import type { CommandResult } from '../../../actors/index.ts';
 import { startLeaderDuties } from '../../../deploy/leader-duties.ts';
 import type { LeaderDuties } from '../../../deploy/leader-duties.ts';
+import { roleSwitch } from '../../support/role-switch.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const running: LeaderDuties[] = [];
@@ -23,26 +24,7 @@ function member() {
     index += 1;
     return { index, result: state.apply({ index, term: 1, data }) as CommandResult };
   };
-  let leads = false;
-  let isLeaderCalls = 0;
-  const listeners = new Set<() => void>();
-  return {
-    state, propose,
-    isLeader: (): boolean => {
-      isLeaderCalls += 1;
-      return leads;
-    },
-    onLeadershipChange: (listener: () => void): (() => void) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    set(value: boolean): void {
-      leads = value;
-      for (const listener of listeners) listener();
-    },
-    isLeaderCalls: (): number => isLeaderCalls,
-    listeners: (): number => listeners.size,
-  };
+  return { state, propose, ...roleSwitch(false) };
 }
 
 describe('leader duties following a role listener', () => {
