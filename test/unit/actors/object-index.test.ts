@@ -4,17 +4,12 @@
 // blocks split, merge and disappear.
 import { describe, expect, it } from 'vitest';
 import { ObjectIndex, lowerBound, objectIndexBlockKeysMax } from '../../../actors/mvcc/object-index.ts';
+import { createRng } from '../../../raft/stdx/index.ts';
 
-/** A small deterministic generator (mulberry32): the same seed gives the same operations. */
+/** A number in [0, 1) from the project's seeded generator: the same seed gives the same operations. */
 function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = createRng(seed);
+  return () => rng.nextUint32() / 0x1_0000_0000;
 }
 
 /** What ObjectIndex must behave as: a Map and one sorted array, spliced. */
