@@ -42,9 +42,15 @@ interface ScannedSegment {
  */
 export async function recoverSegments(paths: readonly string[], viewDataThrough = 0): Promise<RecoveredLog> {
   const recovered: RecoveredLog = { entries: [], hardState: emptyHardState, lastSegmentBytes: 0, snapshotFloor: undefined, segmentMaxIndexes: [] };
+  // One segment is read ahead (libuv's thread pool) while the previous one is checksummed and
+  // decoded here, so the reads do not leave the thread idle; at most two segments are in memory
+  // besides those that covered entries pin.
+  let next = paths.length > 0 ? readAhead(paths[0] as string) : undefined;
   for (const [position, path] of paths.entries()) {
     const isLast = position === paths.length - 1;
-    const scanned = scanSegment(await readFile(path), path, viewDataThrough);
+    const buffer = await (next as Promise<Buffer>);
+    next = isLast ? undefined : readAhead(paths[position + 1] as string);
+    const scanned = scanSegment(buffer, path, viewDataThrough);
     if (scanned.validBytes < scanned.totalBytes) {
       if (!isLast) throw new CorruptLogError(path, scanned.validBytes, 'bad record in a sealed segment');
       await truncateTornTail(path, scanned.validBytes);
@@ -55,6 +61,13 @@ export async function recoverSegments(paths: readonly string[], viewDataThrough 
     recovered.lastSegmentBytes = scanned.validBytes;
   }
   return recovered;
+}
+
+/** Starts reading a segment; a failure is reported where it is awaited (never as an unhandled rejection if recovery stopped before it). */
+function readAhead(path: string): Promise<Buffer> {
+  const reading = readFile(path);
+  reading.catch(() => undefined);
+  return reading;
 }
 
 function scanSegment(buffer: Buffer, path: string, viewDataThrough: number): ScannedSegment {
