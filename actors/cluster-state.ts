@@ -2,21 +2,23 @@
 // each committed entry, applying it, the applied index, change notification to in-process
 // subscribers, the read side for the API tier in the same process (get, list, eventsSince,
 // lifecycleOf), and whole-state snapshots.
-// Snapshots (format 3): every distinct object is written once, in an `objects` table, and
+// Snapshots (format 4): every distinct object is written once, in an `objects` table, and
 // records, history events (object and previous) and session results refer to it by position; at
 // a steady update load an object version otherwise appears three times (the record or an event's
 // object, the next event's previous, a session's result), all one frozen object in memory.
 // Objects are told apart by identity (apply() shares them deterministically, and a restore gives
 // one object per position back); positions are assigned in the order of first occurrence in a
-// fixed traversal, so two replicas in the same state write the same bytes. Format 3 also writes what restore() shares
-// anyway as references, by content (so the same state gives the same bytes): a record's
-// lifecycle that is the initial live one as 0, and an event's key that is a record's (by the
-// record's position), with its lifecycle context and transitions when they are that record's
-// (as 0); a restart then parses and walks far less than the format-2 JSON of the same state. snapshotView() captures the state in O(n)
+// fixed traversal. The objects' sub-parts that are one object in several places are written once
+// too, in a `parts` table (snapshot-parts.ts), so a restore gets the sharing back without looking
+// parts up by content. Which sub-parts are shared depends on the interner's bounded tables, so two
+// replicas in the same state write the same values, not always the same bytes. The format also
+// writes what restore() shares anyway as references, by content: a record's lifecycle that is the
+// initial live one as 0, and an event's key that is a record's (by the record's position), with
+// its lifecycle context and transitions when they are that record's (as 0). snapshotView() captures the state in O(n)
 // shallow copies (stored records, events and session entries are immutable) and serialises
 // it later chunk by chunk (the driver yields to its event loop between slices of chunks and
 // keeps applying meanwhile), encoding into one reused buffer: a chunk is valid until the next.
-// restore() reads formats 1, 2 and 3.
+// restore() reads formats 1 to 4.
 // Must not: read a clock, random numbers or I/O; reach into raft/ beyond its state-machine
 // types; or hand out mutable internal state. Stored objects and events are deep-frozen when
 // written and returned as they are (no copy: list costs O(log n + k), not a clone of every
@@ -40,11 +42,12 @@ import { lifecycleOfRecord, sharedKeyParts } from './resource-actor.ts';
 import type { LifecycleTransition, ObjectLifecycle, ResourceRecord } from './resource-actor.ts';
 import type { CommandResult } from './results.ts';
 import { SessionTable } from './sessions.ts';
+import { SnapshotPartsReader, SnapshotPartsWriter } from './snapshot-parts.ts';
 import type { SessionEntry } from './sessions.ts';
 
-export const snapshotVersion = 3;
+export const snapshotVersion = 4;
 /** Versions restore() accepts. */
-export const snapshotVersionsReadable: readonly number[] = [1, 2, 3];
+export const snapshotVersionsReadable: readonly number[] = [1, 2, 3, 4];
 
 /** Called after every applied entry, in log order; `events` may be empty (appliedIndex() moved). Must not throw. */
 export type ChangeListener = (events: readonly ChangeEvent[]) => void;
@@ -97,6 +100,15 @@ interface SnapshotJsonV3 extends Omit<SnapshotJsonV2, 'version'> {
   readonly version: 3;
 }
 
+/**
+ * Format 4: format 3 where the objects' shared sub-parts are written once, in `parts`, and
+ * referred to from the objects (and from other parts); snapshot-parts.ts owns that encoding.
+ */
+interface SnapshotJsonV4 extends Omit<SnapshotJsonV2, 'version'> {
+  readonly version: 4;
+  readonly parts: readonly unknown[];
+}
+
 /** The state at one applied index, captured by shallow copies of immutable parts. */
 interface StateCapture {
   readonly appliedIndex: number;
@@ -144,6 +156,11 @@ function* snapshotPieces(capture: StateCapture): Generator<string | null, void, 
   for (const { result } of capture.sessions) {
     if ('object' in result) number(result.object);
   }
+  const parts = new SnapshotPartsWriter();
+  for (const object of objects) {
+    parts.scan(object);
+    if (++numbered % numberedPerCheck === 0) yield null;
+  }
   const live = initialDeletion({ finalizers: [] });
   rememberKeys(live);
   const recordAt = (key: ObjectKey): { position: number; record: ResourceRecord } | undefined => {
@@ -152,7 +169,9 @@ function* snapshotPieces(capture: StateCapture): Generator<string | null, void, 
     return position === undefined || record === undefined || !equalInOrder(key, record.key) ? undefined : { position, record };
   };
   yield `{"version":${snapshotVersion},"appliedIndex":${capture.appliedIndex},"objects":[`;
-  yield* joined(objects, (object) => JSON.stringify(object));
+  yield* joined(objects, (object) => parts.write(object));
+  yield '],"parts":[';
+  yield* joined(parts.partsToWrite(), (part) => parts.write(part));
   yield '],"records":[';
   yield* joined(capture.records, (record) => JSON.stringify(equalInOrder(record.lifecycle, live)
     ? { ...record, object: ref(record.object), lifecycle: sameAsShared }
@@ -171,8 +190,12 @@ const numberedPerCheck = 1024;
 const piecesPerCheck = 64;
 
 /** Each item's text as one piece, comma-separated (the serialisation happens as the piece is pulled). */
-function* joined<T>(items: readonly T[], text: (item: T) => string): Generator<string, void, undefined> {
-  for (let at = 0; at < items.length; at++) yield at === 0 ? text(items[at] as T) : `,${text(items[at] as T)}`;
+function* joined<T>(items: Iterable<T>, text: (item: T) => string): Generator<string, void, undefined> {
+  let first = true;
+  for (const item of items) {
+    yield first ? text(item) : `,${text(item)}`;
+    first = false;
+  }
 }
 
 function historyEntryJson(
@@ -337,7 +360,7 @@ export class ClusterState implements StateMachine<CommandResult> {
   }
 
   restore(snapshot: Uint8Array, index: number): void {
-    const parsed = JSON.parse(textDecoder.decode(snapshot)) as SnapshotJsonV1 | SnapshotJsonV2 | SnapshotJsonV3;
+    const parsed = JSON.parse(textDecoder.decode(snapshot)) as SnapshotJsonV1 | SnapshotJsonV2 | SnapshotJsonV3 | SnapshotJsonV4;
     assert(snapshotVersionsReadable.includes(parsed.version), `unsupported snapshot version ${String(parsed.version)}`);
     assert(parsed.appliedIndex === index, `snapshot is at ${parsed.appliedIndex}, restore asked for ${index}`);
     let json: SnapshotJsonV1;
@@ -412,13 +435,18 @@ function indexRecords(records: readonly ResourceRecord[]): ObjectIndex<ResourceR
 }
 
 /**
- * Format 2 or 3 → the format-1 shape (objects inline, shared where they were equal), deep-frozen,
+ * Format 2, 3 or 4 → the format-1 shape (objects inline, shared where they were equal), deep-frozen,
  * and the records' index. Parts that were one object in memory when the snapshot was written are
  * one again: the shared initial lifecycle, and an event's key, lifecycle context and transitions
  * that equal its record's (apply() hands events the record's own); format 3 names them.
  */
-function inlineObjects(json: SnapshotJsonV2 | SnapshotJsonV3): { json: SnapshotJsonV1; objects: ObjectIndex<ResourceRecord> } {
-  const objects = json.objects.map((object) => storedJson.compactFrozen(object));
+function inlineObjects(json: SnapshotJsonV2 | SnapshotJsonV3 | SnapshotJsonV4): { json: SnapshotJsonV1; objects: ObjectIndex<ResourceRecord> } {
+  let objects: KubeObject[];
+  if (json.version === 4) {
+    assert(Array.isArray(json.parts), 'a format-4 snapshot has a parts table');
+    const parts = new SnapshotPartsReader(json.parts);
+    objects = json.objects.map((object) => parts.read(object) as KubeObject);
+  } else objects = json.objects.map((object) => storedJson.compactFrozen(object));
   const object = (position: number): KubeObject => {
     const found = objects[position];
     assert(found !== undefined, `snapshot object ${position} is in the table`);

@@ -138,7 +138,8 @@ describe('ClusterState snapshot and restore', () => {
     restored.subscribe((e) => seenB.push(...e));
     expect(applyAll(restored, rest, 21)).toEqual(applyAll(original, rest, 21));
     expect(seenB).toEqual(seenA);
-    expect(Buffer.from(restored.snapshot()).equals(Buffer.from(original.snapshot()))).toBe(true);
+    // The same values; the bytes may differ where the parts shared differ (the interner's table holds the original's parts, not the restored copies)
+    expect(inlineText(restored.snapshot())).toBe(inlineText(original.snapshot()));
     expect(restored.eventsSince(0)).toEqual(original.eventsSince(0));
     // a retry of an already-applied session sequence is still deduplicated after restore
     expect(restored.apply(entry(commands.length + 1, commands[0] as Command, { id: 'session', sequence: commands.length })).type)
@@ -225,7 +226,7 @@ describe('ClusterState snapshot and restore', () => {
       expect(restored.apply(retry)).toEqual(results[i]);
       expect(s.apply(retry)).toEqual(results[i]);
     }
-    expect(Buffer.from(restored.snapshot()).equals(Buffer.from(s.snapshot()))).toBe(true);
+    expect(inlineText(restored.snapshot())).toBe(inlineText(s.snapshot()));
     expect(restored.eventsSince(0)).toEqual(s.eventsSince(0));
   });
 
@@ -264,19 +265,19 @@ describe('ClusterState snapshot and restore', () => {
     json.records.reverse();
     const restored = new ClusterState();
     restored.restore(new TextEncoder().encode(JSON.stringify(json)), commands.length);
-    expect(Buffer.from(restored.snapshot()).equals(Buffer.from(bytes))).toBe(true);
+    expect(inlineText(restored.snapshot())).toBe(inlineText(bytes));
     const duplicated = JSON.parse(new TextDecoder().decode(asFormat2(bytes))) as { records: unknown[] };
     duplicated.records.push(duplicated.records[0]);
     expect(() => new ClusterState().restore(new TextEncoder().encode(JSON.stringify(duplicated)), commands.length)).toThrow(/unique/);
   });
 
-  it('writes format 3: the initial live lifecycle and what events share with their record as references; formats 3 and 2 restore to the same state', () => {
+  it('writes format 4: the initial live lifecycle and what events share with their record as references; formats 4, 3 and 2 restore to the same state', () => {
     const commands = workload();
     const s = new ClusterState();
     applyAll(s, commands);
     const bytes = s.snapshot();
     const json = JSON.parse(new TextDecoder().decode(bytes)) as { version: number; records: RecordJson[]; history: { entries: { event: EventJson }[] } };
-    expect(json.version).toBe(3);
+    expect(json.version).toBe(4);
     expect(json.records.filter((record) => record.lifecycle === 0).length).toBeGreaterThan(0);
     expect(json.records.filter((record) => record.lifecycle !== 0).length).toBeGreaterThan(0); // finalizers: not the initial one
     const events = json.history.entries.map((entry) => entry.event);
@@ -284,10 +285,10 @@ describe('ClusterState snapshot and restore', () => {
     expect(events.filter((event) => typeof event.key === 'object').length).toBeGreaterThan(0); // deleted objects have no record
     const format2 = asFormat2(bytes);
     expect(bytes.byteLength).toBeLessThan(format2.byteLength);
-    for (const written of [bytes, format2]) {
+    for (const written of [bytes, asFormat3(bytes), format2]) {
       const restored = new ClusterState();
       restored.restore(written, commands.length);
-      expect(Buffer.from(restored.snapshot()).equals(Buffer.from(bytes))).toBe(true);
+      expect(inlineText(restored.snapshot())).toBe(inlineText(bytes));
       expect(restored.eventsSince(0)).toEqual(s.eventsSince(0));
       for (const key of [cmKey('default', 'c0'), cmKey('other', 'c1'), ns]) expect(restored.lifecycleOf(key)).toEqual(s.lifecycleOf(key));
       const restoredEvents = restored.eventsSince(0);
@@ -314,7 +315,7 @@ describe('ClusterState snapshot and restore', () => {
     applyAll(s, commands);
     const restored = new ClusterState();
     restored.restore(asFormat1(s.snapshot()), commands.length);
-    expect(Buffer.from(restored.snapshot()).equals(Buffer.from(s.snapshot()))).toBe(true);
+    expect(inlineText(restored.snapshot())).toBe(inlineText(s.snapshot()));
     expect(Object.isFrozen(restored.get(ns))).toBe(true);
     expect(restored.eventsSince(0)).toEqual(s.eventsSince(0));
   });
@@ -324,10 +325,40 @@ interface RecordJson { key: unknown; lifecycle: { context: unknown } | 0; transi
 interface EventJson { key: unknown; lifecycle?: { context: unknown; transitions: unknown } }
 
 /**
- * A format-3 snapshot rewritten as format 2, as version 2 wrote it: a record's initial live
+ * A format-4 snapshot rewritten as format 3, as version 3 wrote it: every object in full (each
+ * reference {"$":n} within 64 levels of an object or part replaced by part n, each wrapper
+ * {"$":-1,"v":o} by o), no parts table.
+ */
+function asFormat3(bytes: Uint8Array): Uint8Array {
+  const json = JSON.parse(new TextDecoder().decode(bytes)) as { version: number; objects: unknown[]; parts: unknown[] };
+  expect(json.version).toBe(4);
+  const inline = (value: unknown, depth: number): unknown => {
+    if (typeof value !== 'object' || value === null || depth > 64) return value;
+    if (Array.isArray(value)) return value.map((item) => inline(item, depth + 1));
+    let object = value as Record<string, unknown>;
+    if (Object.hasOwn(object, '$')) {
+      if (object['$'] !== -1) return inline(json.parts[object['$'] as number], 0);
+      object = object['v'] as Record<string, unknown>;
+    }
+    const copy: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(object)) Object.defineProperty(copy, key, { value: inline(member, depth + 1), enumerable: true, writable: true, configurable: true });
+    return copy;
+  };
+  const { parts: _parts, ...rest } = json;
+  return new TextEncoder().encode(JSON.stringify({ ...rest, version: 3, objects: json.objects.map((object) => inline(object, 0)) }));
+}
+
+/** A snapshot's text with every object in full (format 3): the same state gives the same text, whatever parts were shared. */
+function inlineText(bytes: Uint8Array): string {
+  return new TextDecoder().decode(asFormat3(bytes));
+}
+
+/**
+ * A format-4 snapshot rewritten as format 2, as version 2 wrote it: every object in full, a record's initial live
  * lifecycle, and an event's key, lifecycle context and transitions that are its record's, inline.
  */
-function asFormat2(bytes: Uint8Array): Uint8Array {
+function asFormat2(format4: Uint8Array): Uint8Array {
+  const bytes = asFormat3(format4);
   const json = JSON.parse(new TextDecoder().decode(bytes)) as { version: number; records: RecordJson[]; history: { entries: { event: EventJson }[] } };
   expect(json.version).toBe(3);
   const live = JSON.parse(JSON.stringify(initialDeletion({ finalizers: [] }))) as { context: unknown };
@@ -347,9 +378,9 @@ function asFormat2(bytes: Uint8Array): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ ...json, version: 2, records, history: { ...json.history, entries } }));
 }
 
-/** A format-3 snapshot rewritten as format 1 (every object inline), as version 1 wrote it. */
-function asFormat1(format3: Uint8Array): Uint8Array {
-  const bytes = asFormat2(format3);
+/** A format-4 snapshot rewritten as format 1 (every object inline), as version 1 wrote it. */
+function asFormat1(format4: Uint8Array): Uint8Array {
+  const bytes = asFormat2(format4);
   interface V2 {
     objects: unknown[];
     appliedIndex: number;
