@@ -191,7 +191,7 @@ export class SnapshotPartsReader {
   }
 
   private value(value: unknown, depth: number): unknown {
-    if (typeof value === 'string') return value.length <= 64 ? storedJson.string(value) : value;
+    if (typeof value === 'string') return storedJson.string(value);
     if (!isObject(value)) return value;
     if (depth > unitDepthMax) return deepFreeze(value);
     return this.objectValue(value, depth, false);
