@@ -1,5 +1,5 @@
 // Owns: the protobufjs types of the Kubernetes messages kstore speaks in the protobuf wire format,
-// built at startup from the generated kind descriptions (api/registry/generated/), the JSON facts
+// built on first use from the generated kind descriptions (api/registry/generated/), the JSON facts
 // the codec reads per field and per message (JSON name, zero value kept, inline, JSON form), and
 // the apiVersion/kind → message table of the kinds kstore takes and answers as protobuf.
 //
@@ -171,38 +171,70 @@ function buildMessages(messages: readonly MessageDescription[]): BuiltMessages {
 }
 
 const kindMessages = buildKindMessages(servedKinds);
-const built = buildMessages(reachableMessages([...kindMessages.values(), unknownMessage, watchEventMessage]));
+
+interface BuiltKindMessages extends BuiltMessages {
+  readonly unknownType: Type;
+  readonly watchEventType: Type;
+  readonly kindTypes: ReadonlyMap<string, Type>;
+}
+
+let builtOnce: BuiltKindMessages | undefined;
+
+/**
+ * The protobufjs types, built when first needed: building them is 60–100 ms of CPU that a
+ * process would otherwise spend at every start, before it can serve (a restart of a store with
+ * 100,000 objects, every API replica), whether or not a client ever speaks protobuf to it.
+ */
+function built(): BuiltKindMessages {
+  if (builtOnce !== undefined) return builtOnce;
+  const messages = buildMessages(reachableMessages([...kindMessages.values(), unknownMessage, watchEventMessage]));
+  builtOnce = {
+    ...messages,
+    unknownType: messages.root.lookupType(unknownMessage),
+    watchEventType: messages.root.lookupType(watchEventMessage),
+    kindTypes: new Map([...kindMessages].map(([key, name]) => [key, messages.root.lookupType(name)])),
+  };
+  return builtOnce;
+}
 
 /** The prefixed envelope of every protobuf object (runtime.Unknown). */
-export const unknownType: Type = built.root.lookupType(unknownMessage);
-/** One event of a protobuf watch stream (meta/v1 WatchEvent). */
-export const watchEventType: Type = built.root.lookupType(watchEventMessage);
+export function unknownType(): Type {
+  return built().unknownType;
+}
 
-const kindTypes: ReadonlyMap<string, Type> = new Map([...kindMessages].map(([key, name]) => [key, built.root.lookupType(name)]));
+/** One event of a protobuf watch stream (meta/v1 WatchEvent). */
+export function watchEventType(): Type {
+  return built().watchEventType;
+}
+
+/** Whether kstore speaks protobuf for objects of this apiVersion and kind (without building the types). */
+export function hasKindMessage(apiVersion: string, kind: string): boolean {
+  return kindMessages.has(`${apiVersion}/${kind}`);
+}
 
 /** The message of objects of this apiVersion and kind, when kstore speaks protobuf for them. */
 export function kindMessageType(apiVersion: string, kind: string): Type | undefined {
-  return kindTypes.get(`${apiVersion}/${kind}`);
+  return hasKindMessage(apiVersion, kind) ? built().kindTypes.get(`${apiVersion}/${kind}`) : undefined;
 }
 
 /** The "apiVersion/kind" pairs kstore speaks protobuf for, e.g. "v1/ConfigMap", "coordination.k8s.io/v1/Lease". */
 export function protobufKindNames(): string[] {
-  return [...kindTypes.keys()];
+  return [...kindMessages.keys()];
 }
 
 /** The JSON facts of a field of one of the built messages. */
 export function fieldJsonFacts(field: Field): FieldJsonFacts {
-  const facts = built.fieldFacts.get(field);
+  const facts = built().fieldFacts.get(field);
   if (facts === undefined) throw new Error(`no description of protobuf field ${field.fullName}`);
   return facts;
 }
 
 /** The JSON form of a message whose Go type writes JSON of its own (Time, Quantity, ...); undefined for an object of fields. */
 export function jsonFormOf(type: Type): JsonForm | undefined {
-  return built.jsonForms.get(type);
+  return built().jsonForms.get(type);
 }
 
 /** One of the built messages by full name (tests compare other descriptions of the same types with it). */
 export function builtMessageType(name: MessageName): Type {
-  return built.root.lookupType(name);
+  return built().root.lookupType(name);
 }

@@ -15,7 +15,7 @@ import protobuf from 'protobufjs';
 import type { Field, Type } from 'protobufjs';
 import { scanJson } from '../json-text.ts';
 import { nestingDepthMax } from '../request-limits.ts';
-import { fieldJsonFacts, jsonFormOf, kindMessageType, protobufKindNames, unknownType, watchEventType } from './protobuf-messages.ts';
+import { fieldJsonFacts, hasKindMessage, jsonFormOf, kindMessageType, protobufKindNames, unknownType, watchEventType } from './protobuf-messages.ts';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 /** The Content-Type of a protobuf watch response, as kube-apiserver writes it. */
@@ -49,7 +49,7 @@ export function protobufKinds(): string[] {
 
 /** True when objects of this apiVersion and kind can be encoded and decoded as protobuf. */
 export function isProtobufKind(apiVersion: string, kind: string): boolean {
-  return kindMessageType(apiVersion, kind) !== undefined;
+  return hasKindMessage(apiVersion, kind);
 }
 
 // ---- decoding: wire bytes → JSON shape ----
@@ -59,7 +59,7 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   if (body.length < PREFIX.length || !body.subarray(0, PREFIX.length).equals(PREFIX)) {
     throw new ProtobufDecodeError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }
-  const envelope = decodeMessage(unknownType, body.subarray(PREFIX.length), 'runtime.Unknown');
+  const envelope = decodeMessage(unknownType(), body.subarray(PREFIX.length), 'runtime.Unknown');
   const { apiVersion, kind } = envelopeTypeMeta(envelope);
   checkEnvelopeEncoding(envelope);
   const type = kindMessageType(apiVersion, kind);
@@ -255,7 +255,7 @@ export function encodeProtobufObject(object: Record<string, unknown>): Buffer {
   }
   const raw = encodeMessage(type, object);
   // Written like Go's runtime.Unknown marshaller: contentEncoding and contentType present and empty.
-  const envelope = encodeMessage(unknownType, { typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' });
+  const envelope = encodeMessage(unknownType(), { typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' });
   return Buffer.concat([PREFIX, envelope]);
 }
 
@@ -265,7 +265,7 @@ export function encodeProtobufObject(object: Record<string, unknown>): Buffer {
  * frame with the raw serializer and the embedded object with the prefixed one).
  */
 export function encodeProtobufWatchEvent(type: string, object: Record<string, unknown>): Buffer {
-  const event = encodeMessage(watchEventType, { type, object: { raw: encodeProtobufObject(object) } });
+  const event = encodeMessage(watchEventType(), { type, object: { raw: encodeProtobufObject(object) } });
   const length = Buffer.alloc(4);
   length.writeUInt32BE(event.length, 0);
   return Buffer.concat([length, event]);
@@ -280,7 +280,7 @@ export function decodeProtobufWatchEvents(stream: Buffer): { type: string; objec
     const length = stream.readUInt32BE(offset);
     const end = offset + 4 + length;
     if (end > stream.length) throw new ProtobufDecodeError('truncated watch frame');
-    const event = decodeMessage(watchEventType, stream.subarray(offset + 4, end), 'WatchEvent');
+    const event = decodeMessage(watchEventType(), stream.subarray(offset + 4, end), 'WatchEvent');
     const raw = ((event['object'] ?? {}) as JsonObject)['raw'];
     events.push({ type: String(event['type'] ?? ''), object: decodeProtobufObject(Buffer.from(typeof raw === 'string' ? raw : '', 'base64')) });
     offset = end;
@@ -290,7 +290,7 @@ export function decodeProtobufWatchEvents(stream: Buffer): { type: string; objec
 
 function encodeMessage(type: Type, json: JsonObject): Uint8Array {
   try {
-    const plain = type === unknownType || type === watchEventType ? json : messageFromJson(type, json);
+    const plain = type === unknownType() || type === watchEventType() ? json : messageFromJson(type, json);
     return type.encode(type.fromObject(plain)).finish();
   } catch (error) {
     if (error instanceof ProtobufEncodeError) throw error;
