@@ -7,11 +7,11 @@
 // the read-ahead's bytes are used only when its compressed input is byte-equal to the snapshot
 // being restored (inflatedFor), and anything that fails here is dropped silently (the restore then
 // inflates as it did without it).
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { snapshotFileData, snapshotFileSuffix } from '../raft/storage/index.ts';
+import { readWholeFile, snapshotFileData, snapshotFileSuffix } from '../raft/storage/index.ts';
 import { gunzipChunkBytes, isGzip } from './compressed-snapshots.ts';
 import type { InflatedAhead } from './compressed-snapshots.ts';
 
@@ -62,7 +62,7 @@ export class SnapshotPrefetch implements InflatedAhead {
     const names = (await readdir(directory)).filter((name) => name.endsWith(snapshotFileSuffix)).sort();
     const newest = names.at(-1);
     if (newest === undefined) return undefined;
-    const data = snapshotFileData(await readFile(path.join(directory, newest)));
+    const data = snapshotFileData(await readWholeFile(path.join(directory, newest)));
     if (data === undefined || !isGzip(data)) return undefined;
     const compressed = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     return { compressed, inflated: await gunzipAsync(compressed, { chunkSize: gunzipChunkBytes }) };

@@ -9,3 +9,4 @@ export { CorruptLogError, SnapshotMissingError, StorageFailedError, StorageError
 export type { StorageErrorCode } from './errors.ts';
 export type { RaftStorage } from './storage.ts';
 export { recordBodyBytesMax } from './record.ts';
+export { readWholeFile } from './whole-file.ts';

@@ -6,13 +6,14 @@
 // File layout, little-endian: [u32 magic "KSNP"][u32 crc32 of the rest][u8 format version]
 // [u64 index][u64 term][u32 configuration bytes][configuration JSON][data]. CRC-32 from
 // node:zlib as in record.ts.
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decodeConfiguration, encodeConfiguration } from '../core/index.ts';
 import type { Snapshot, SnapshotMeta } from '../core/index.ts';
 import { assert } from '../stdx/index.ts';
 import { syncDirectory } from './wal.ts';
+import { readWholeFile } from './whole-file.ts';
 
 /**
  * Snapshots kept on disk. Two: if the newest is found corrupt on restart, the previous one
@@ -98,7 +99,7 @@ export class SnapshotStore {
     let newest: Snapshot | undefined = undefined;
     for (const name of snapshotNames) {
       const file = path.join(this.#directory, name);
-      const decoded = decodeSnapshot(await readFile(file));
+      const decoded = decodeSnapshot(await readWholeFile(file));
       if (decoded === undefined) {
         await rename(file, `${file}${corruptSuffix}`);
         quarantined.push(file);

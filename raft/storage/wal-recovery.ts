@@ -10,13 +10,14 @@
 // (the snapshot covers what came before). A snapshot marker (index N, term T) that the log
 // replayed so far does not match (no entry N, or a different term there) records an installed
 // snapshot: everything before it is dropped and the log continues at N + 1.
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { emptyHardState } from '../core/index.ts';
 import type { Entry, HardState } from '../core/index.ts';
 import { assert } from '../stdx/index.ts';
 import { CorruptLogError } from './errors.ts';
 import { decodeRecordAt, recordHeaderBytes, RecordType } from './record.ts';
 import type { DecodedRecord, SnapshotMarker } from './record.ts';
+import { readWholeFile } from './whole-file.ts';
 
 export interface RecoveredLog {
   /** Contiguous entries; the first may have any index (earlier ones were compacted). */
@@ -65,7 +66,7 @@ export async function recoverSegments(paths: readonly string[], viewDataThrough 
 
 /** Starts reading a segment; a failure is reported where it is awaited (never as an unhandled rejection if recovery stopped before it). */
 function readAhead(path: string): Promise<Buffer> {
-  const reading = readFile(path);
+  const reading = readWholeFile(path);
   reading.catch(() => undefined);
   return reading;
 }
