@@ -17,8 +17,9 @@
 //    the applied index (the list's resourceVersion): what the Raft log still holds;
 // 4. list paging: walks the whole namespace with limit=500 and continue tokens, p50/p99/max per
 //    page; then one unchunked list (time to the last byte);
-// 5. restart: SIGTERM, start again on the same data directory, time from spawn to /readyz 200
-//    and RSS then, the server's CPU time at /readyz 200 (all threads, and its main thread: what
+// 5. restart: once the machine is quiet (at most 15 s: the full list leaves work behind, such
+//    as this process's GC of it), SIGTERM, start again on the same data directory, time from
+//    spawn to /readyz 200 and RSS then, the machine's other CPU meanwhile, the server's CPU time at /readyz 200 (all threads, and its main thread: what
 //    the wall time cannot go below), and RSS, heap and external memory after forced GCs once RSS
 //    settled; the same after SIGKILL (the WAL tail is replayed).
 //
@@ -49,6 +50,7 @@ import { killClusterSync, killKstoreCommands, runKstore } from './kstore-command
 import type { ClusterProcesses } from './kstore-commands.ts';
 import type { MemoryAfterGc } from './inspector-gc.ts';
 import { now } from './load.ts';
+import { machineCpuMs, ownCpuMs } from './proc-cpu.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -287,7 +289,34 @@ async function fullList(server: Server, credentials: KubeconfigCredentials): Pro
   return { items, ms: round(ms), bytes: Buffer.byteLength(response.body) };
 }
 
-async function restart(server: Server, dataDir: string, port: number, signal: NodeJS.Signals, credentials: KubeconfigCredentials): Promise<{ server: Server; result: Record<string, number> }> {
+/** Machine busy CPU below this, ms per second (of 2,000 on two cores), counts as quiet. */
+const quietBusyMsPerSecond = 150;
+const quietWindowMs = 500;
+const quietDeadlineMs = 15_000;
+
+/**
+ * Waits (up to quietDeadlineMs) for a window of quietWindowMs in which the machine was quiet: the
+ * steps before a restart (the full list, which this process receives and parses) leave work
+ * behind, such as this process's own GC of it, that would otherwise run during the restart.
+ * Returns how long it waited and whether the machine was quiet.
+ */
+async function quietMachine(): Promise<{ waitedMs: number; quiet: boolean }> {
+  const started = now();
+  for (;;) {
+    const before = await machineCpuMs();
+    await delay(quietWindowMs);
+    const after = await machineCpuMs();
+    const busyPerSecond = ((after.busy - before.busy) * 1000) / quietWindowMs;
+    const waitedMs = round(now() - started);
+    if (busyPerSecond < quietBusyMsPerSecond) return { waitedMs, quiet: true };
+    if (waitedMs >= quietDeadlineMs) return { waitedMs, quiet: false };
+  }
+}
+
+async function restart(server: Server, dataDir: string, port: number, signal: NodeJS.Signals, credentials: KubeconfigCredentials): Promise<{ server: Server; result: Record<string, number | boolean> }> {
+  const quiet = await quietMachine();
+  const machineBefore = await machineCpuMs();
+  const ownBefore = ownCpuMs();
   const stopped = now();
   await server.stop(signal);
   const stopMs = now() - stopped;
@@ -296,12 +325,18 @@ async function restart(server: Server, dataDir: string, port: number, signal: No
   await waitReady(next, credentials);
   const readyMs = now() - spawnedAt;
   const [readyCpuMs, readyMainThreadCpuMs] = await Promise.all([cpuMs(next.pid), cpuMs(next.pid, next.pid)]);
+  const machineBusyMs = (await machineCpuMs()).busy - machineBefore.busy;
+  const loadGeneratorCpuMs = ownCpuMs() - ownBefore;
   const rss = await rssBytes(next.pid);
   const settled = await memoryOf(next.pid);
   return {
     server: next,
     result: {
-      stopMs: round(stopMs), readyLineMs: round(readyLineMs), readyzMs: round(readyMs), cpuMs: readyCpuMs, mainThreadCpuMs: readyMainThreadCpuMs, rssMiB: round(rss / 2 ** 20),
+      quietBeforeStop: quiet.quiet, quietWaitMs: quiet.waitedMs,
+      stopMs: round(stopMs), readyLineMs: round(readyLineMs), readyzMs: round(readyMs), cpuMs: readyCpuMs, mainThreadCpuMs: readyMainThreadCpuMs,
+      // The machine's CPU from the stop to /readyz besides the restarted server's: the stopped
+      // server's exit, this process (the load generator, polling /readyz) and other processes.
+      otherCpuMs: round(machineBusyMs - readyCpuMs), loadGeneratorCpuMs: round(loadGeneratorCpuMs), rssMiB: round(rss / 2 ** 20),
       rssAfterGcMiB: mib(settled.rss), heapUsedAfterGcMiB: mib(settled.heapUsed), externalAfterGcMiB: mib(settled.external),
     },
   };
