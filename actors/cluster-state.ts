@@ -118,13 +118,14 @@ interface StateCapture {
 }
 
 /**
- * Writes a capture as format-3 JSON text, in pieces (each a complete JSON token sequence, so
+ * Writes a capture as format-4 JSON text, in pieces (each a complete JSON token sequence, so
  * encoding the pieces one by one gives the bytes of the whole), with `null` now and then (a point
  * to yield at). Two passes, so no text is held beyond the piece being written: the first numbers
  * the stored objects by identity (a record, the events of its history and a session's result
  * hold the same frozen object, and a restore gives one object per position back) and the
- * records' positions; the second serialises the object table, then records, history and
- * sessions, each item as it is reached. (Holding every object's text until the table could be
+ * records' positions, and notes the objects' shared sub-parts (SnapshotPartsWriter.scan); the
+ * second serialises the object table, the parts, then records, history and sessions, each item
+ * as it is reached. (Holding every object's text until the table could be
  * written, ~1.2 KB per object, left a store member's malloc arena tens of MB larger after each
  * snapshot.)
  */

@@ -132,26 +132,12 @@ export class SnapshotPartsWriter {
       const member = this.valueText(object[key], depth + 1);
       // As JSON.stringify: a member that JSON cannot hold (undefined) is left out.
       if (member === undefined) continue;
-      text += `${first ? '' : ','}${keyText(key)}${member}`;
+      text += `${first ? '' : ','}${JSON.stringify(key)}:${member}`;
       first = false;
     }
     text += '}';
     return Object.hasOwn(object, referenceKey) ? `{"${referenceKey}":${wrappedMark},"v":${text}}` : text;
   }
-}
-
-/** Keys' JSON texts with their colon: objects of one kind repeat a few keys (bounded: a full table is dropped). */
-const keyTexts = new Map<string, string>();
-const keyTextsMax = 4096;
-
-function keyText(key: string): string {
-  let text = keyTexts.get(key);
-  if (text === undefined) {
-    if (keyTexts.size >= keyTextsMax) keyTexts.clear();
-    text = `${JSON.stringify(key)}:`;
-    keyTexts.set(key, text);
-  }
-  return text;
 }
 
 const sharedEmptyObject: object = Object.freeze({});
