@@ -5,7 +5,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
+      // The unit files share one module graph (isolate: false): importing it again for each of
+      // the 183 files cost more than the tests themselves (306 s against 144 s for the project).
+      // They hold no module-level state between files (no vi.mock, no stubbed globals); they pass
+      // in shuffled file orders too (--sequence.shuffle.files).
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000, isolate: false } },
       { test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000, pool: 'forks' } },
       { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000, pool: 'forks' } },
       // Real processes under injected faults; groupOrder 1 runs it after the other projects, alone,
