@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ClusterState, encodeCommand } from '../../../actors/index.ts';
 import type { Command, CommandResult } from '../../../actors/index.ts';
 import { RaftNode } from '../../../raft/index.ts';
-import { CompressedSnapshots, gzipChunks, isGzip, uncompressedSnapshot } from '../../../deploy/compressed-snapshots.ts';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { CompressedSnapshots, gunzipChunkFor, gzipChunks, isGzip, statedLength, uncompressedSnapshot } from '../../../deploy/compressed-snapshots.ts';
 import { writeSliced } from '../../../raft/node/snapshot-schedule.ts';
 import { cmKey, create, entry, envelope, nsKey, objectFor, update } from '../actors/fixtures.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -62,6 +63,40 @@ describe('CompressedSnapshots', () => {
     expect(Buffer.from(uncompressedSnapshot(bytes)).equals(expected)).toBe(true);
     // A pause point after every input chunk.
     for (let at = 1; at <= sizes.length; at++) expect(pulledAtOutput).toContain(at);
+  });
+
+  it('ends with a member stating the uncompressed length, which gzip readers skip; the restore inflates into one buffer of that size', () => {
+    const { state } = filled(2_000);
+    const plain = state.snapshot();
+    const bytes = new CompressedSnapshots(state).snapshot();
+    expect(statedLength(bytes)).toBe(plain.byteLength);
+    // Node's own gunzip, with its default chunks, reads the members and skips the length member.
+    expect(Buffer.from(gunzipSync(bytes)).equals(Buffer.from(plain))).toBe(true);
+    const inflated = uncompressedSnapshot(bytes);
+    expect(Buffer.from(inflated).equals(Buffer.from(plain))).toBe(true);
+    // One output buffer of the stated length + 1 (never full), not chunks concatenated.
+    expect(inflated.buffer.byteLength).toBe(plain.byteLength + 1);
+    expect(gunzipChunkFor(bytes)).toBe(plain.byteLength + 1);
+    // An empty snapshot is the length member alone.
+    const empty = Buffer.concat([...gzipChunks([])]);
+    expect(statedLength(empty)).toBe(0);
+    expect(uncompressedSnapshot(empty).byteLength).toBe(0);
+  });
+
+  it('gzip without the length member (snapshots written before it) inflates as before; a wrong stated length only costs a copy', () => {
+    const plain = Buffer.from('x'.repeat(100_000));
+    const withoutLength = gzipSync(plain);
+    expect(statedLength(withoutLength)).toBeUndefined();
+    expect(Buffer.from(uncompressedSnapshot(withoutLength)).equals(plain)).toBe(true);
+    const [lengthMember] = [...gzipChunks([new Uint8Array(10)])].slice(-1);
+    // A member stating 10 bytes after 100,000 bytes of content: still the whole content.
+    const understated = Buffer.concat([withoutLength, lengthMember!]);
+    expect(statedLength(understated)).toBe(10);
+    expect(Buffer.from(uncompressedSnapshot(understated)).equals(plain)).toBe(true);
+    // A stated length beyond what one string can hold is ignored.
+    const huge = Buffer.from(lengthMember!);
+    huge.writeBigUInt64LE(2n ** 40n, 16);
+    expect(statedLength(Buffer.concat([withoutLength, huge]))).toBeUndefined();
   });
 
   it('restores its own gzip and the uncompressed snapshots written before, to the same state', () => {
