@@ -3,6 +3,8 @@
 export interface EntryLoader {
   /** The module of entry `name`: from the bundle, or the source through tsx. */
   load(name: string): Promise<unknown>;
+  /** The bundled file of entry `name` (for a worker thread), or undefined when the sources run. */
+  locate(name: string): Promise<URL | undefined>;
   /** Where entries come from once decided: a bundle's directory, or undefined for the sources. */
   source(): Promise<string | undefined>;
 }

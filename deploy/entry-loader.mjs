@@ -23,6 +23,7 @@ export const kstoreEntries = {
   cli: 'cli.ts',
   supervise: 'roles/supervise.ts',
   'snapshot-prefetch': 'snapshot-prefetch.ts',
+  'wal-prefetch-worker': 'wal-prefetch-worker.ts',
 };
 
 /** Changes when the way bundles are built changes: older manifests are then stale. */
@@ -74,6 +75,15 @@ export function createEntryLoader({ sourceDir, bundleDir, entries, packagesRecor
       if (chosen !== null) return import(pathToFileURL(path.join(chosen.dir, bundledFileName(name))).href);
       await registerTsx();
       return import(pathToFileURL(path.join(sourceDir, relative)).href);
+    },
+    /**
+     * The bundled file of entry `name`, for a worker thread to run; undefined when the sources
+     * run through tsx (a worker thread would need its own loader).
+     */
+    async locate(name) {
+      if (entries[name] === undefined) throw new Error(`unknown kstore entry ${name}`);
+      const chosen = await decide();
+      return chosen === null ? undefined : pathToFileURL(path.join(chosen.dir, bundledFileName(name)));
     },
     /** Where entries come from once decided: a bundle's directory, or undefined for the sources. */
     async source() {

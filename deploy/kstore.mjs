@@ -4,7 +4,8 @@
 // is no build step to remember. `kstore supervise` loads only its own module
 // (deploy/roles/supervise.ts, also wired in cli.ts): a supervisor lives as long as its child and
 // stays small (about 80 MB instead of 130 MB, and starts in a quarter of the time). `kstore server`
-// starts reading its newest snapshot before it loads its modules (deploy/snapshot-prefetch.ts).
+// starts reading its newest snapshot (deploy/snapshot-prefetch.ts) and its WAL segments
+// (deploy/wal-prefetch.ts) before it loads its modules.
 import path from 'node:path';
 import { kstoreEntryLoader } from './entry-loader.mjs';
 
@@ -24,8 +25,12 @@ const entries = kstoreEntryLoader();
 if (process.argv[2] === 'server') {
   // Before the module graph loads: read and inflate the newest snapshot on the thread pool
   // meanwhile (deploy/snapshot-prefetch.ts; the restore uses it only if it is the same file).
-  const { startSnapshotPrefetch } = await entries.load('snapshot-prefetch');
-  startSnapshotPrefetch(path.join(serverDataDir(process.argv.slice(3)), 'raft'));
+  // And its WAL segments on a worker thread (deploy/wal-prefetch.ts), when running from the bundle.
+  const { startSnapshotPrefetch, startWalPrefetch } = await entries.load('snapshot-prefetch');
+  const raftDir = path.join(serverDataDir(process.argv.slice(3)), 'raft');
+  startSnapshotPrefetch(raftDir);
+  const walWorker = await entries.locate('wal-prefetch-worker');
+  if (walWorker !== undefined) startWalPrefetch(raftDir, walWorker);
 }
 if (process.argv[2] === 'supervise') {
   const { runSuperviseCommand } = await entries.load('supervise');

@@ -19,6 +19,8 @@ import { ClusterState, encodeCommand, commandVersion } from '../actors/index.ts'
 import { CompressedSnapshots } from './compressed-snapshots.ts';
 import { snapshotPrefetchFor } from './snapshot-prefetch.ts';
 import type { SnapshotPrefetch } from './snapshot-prefetch.ts';
+import { walPrefetchFor } from './wal-prefetch.ts';
+import type { WalPrefetch } from './wal-prefetch.ts';
 import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, ObjectKey } from '../actors/index.ts';
 import type { StoreBackend } from '../api/index.ts';
 import { RaftNode } from '../raft/index.ts';
@@ -79,6 +81,8 @@ class RecoveringLocalStore implements LocalStore {
   readonly #stateMachine: CompressedSnapshots<CommandResult>;
   /** The process's read-ahead of this data dir's newest snapshot, until the first open used it. */
   #prefetch: SnapshotPrefetch | undefined;
+  /** The process's read-ahead of this data dir's WAL segments, until the first open used it. */
+  #walPrefetch: WalPrefetch | undefined;
   readonly backend: StoreBackend;
   readonly #options: LocalStoreOptions;
   readonly #quota: StorageQuota;
@@ -94,6 +98,7 @@ class RecoveringLocalStore implements LocalStore {
     this.#quota = quota;
     this.#log = options.log ?? (() => {});
     this.#prefetch = snapshotPrefetchFor(options.dataDir);
+    this.#walPrefetch = walPrefetchFor(options.dataDir);
     this.#stateMachine = new CompressedSnapshots(this.state, this.#prefetch);
     this.backend = this.#backend();
   }
@@ -106,6 +111,8 @@ class RecoveringLocalStore implements LocalStore {
     } finally {
       this.#prefetch?.release();
       this.#prefetch = undefined;
+      this.#walPrefetch?.release();
+      this.#walPrefetch = undefined;
     }
   }
 
@@ -113,6 +120,7 @@ class RecoveringLocalStore implements LocalStore {
     return RaftNode.open<CommandResult>({
       id: this.#options.id, peers: [this.#options.id], dataDir: this.#options.dataDir, stateMachine: this.#stateMachine, log: this.#log,
       ...(this.#options.wrapStorage === undefined ? {} : { wrapStorage: this.#options.wrapStorage }),
+      ...(this.#walPrefetch === undefined ? {} : { walSegmentSource: this.#walPrefetch.segment }),
     });
   }
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { readWholeFile, snapshotFileData, snapshotFileSuffix } from '../raft/storage/index.ts';
-import { gunzipChunkBytes, isGzip } from './compressed-snapshots.ts';
+import { gunzipChunkFor, isGzip } from './compressed-snapshots.ts';
 import type { InflatedAhead } from './compressed-snapshots.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -65,9 +65,12 @@ export class SnapshotPrefetch implements InflatedAhead {
     const data = snapshotFileData(await readWholeFile(path.join(directory, newest)));
     if (data === undefined || !isGzip(data)) return undefined;
     const compressed = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    return { compressed, inflated: await gunzipAsync(compressed, { chunkSize: gunzipChunkBytes }) };
+    return { compressed, inflated: await gunzipAsync(compressed, { chunkSize: gunzipChunkFor(compressed) }) };
   }
 }
+
+// The entry deploy/kstore.mjs loads before the module graph starts the WAL's read-ahead too.
+export { startWalPrefetch } from './wal-prefetch.ts';
 
 let processPrefetch: SnapshotPrefetch | undefined;
 

@@ -1,5 +1,5 @@
 // Owns: RaftNode's options, their defaults and their validation. Must not start anything.
-import type { RaftStorage } from '../storage/index.ts';
+import type { RaftStorage, SegmentSource } from '../storage/index.ts';
 import type { Transport } from '../transport/index.ts';
 import type { StateMachine } from './state-machine.ts';
 
@@ -29,6 +29,8 @@ export interface RaftNodeOptions<Result> {
   snapshotChunkBytes?: number;
   /** WAL segment size; default the storage's segmentBytesMax (tests use small ones). */
   walSegmentBytes?: number;
+  /** WAL segments read and checked ahead of open (deploy/wal-prefetch.ts); recovery reads the others itself. */
+  walSegmentSource?: SegmentSource;
   log?: (message: string, fields?: Record<string, unknown>) => void;
   /**
    * Wraps the opened disk storage; fault-injection tests use it to fail a write or an fsync

@@ -144,6 +144,7 @@ export class RaftNode<Result> {
     const log = options.log ?? (() => {});
     const disk = await DiskStorage.open(options.dataDir, {
       ...(options.walSegmentBytes === undefined ? {} : { segmentBytes: options.walSegmentBytes }),
+      ...(options.walSegmentSource === undefined ? {} : { segmentSource: options.walSegmentSource }),
       onCorruptSnapshot: (file) => log('raft snapshot corrupt; quarantined, using an older one', { file }),
     });
     const storage: RaftStorage = options.wrapStorage?.(disk) ?? disk;

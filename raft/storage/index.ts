@@ -10,3 +10,5 @@ export type { StorageErrorCode } from './errors.ts';
 export type { RaftStorage } from './storage.ts';
 export { recordBodyBytesMax } from './record.ts';
 export { readWholeFile } from './whole-file.ts';
+export { checkSegment } from './wal-recovery.ts';
+export type { CheckedSegment, SegmentCheck, SegmentSource } from './wal-recovery.ts';

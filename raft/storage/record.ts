@@ -87,12 +87,12 @@ function frame(type: RecordType, payload: Buffer): Buffer {
 }
 
 /**
- * Decodes the record at `offset`, or undefined if it is torn, garbage or fails its checksum. An
- * entry's data is copied out of `buffer`, except for entries at or below `viewDataThrough`: their
- * data is a view into `buffer` (for entries the caller drops right away, e.g. those a snapshot
- * covers, without copying them).
+ * The size of the well-formed record at `offset` (framing, checksum and a payload of its type's
+ * shape), or undefined if it is torn, garbage or fails its checksum. Reads nothing else: a WAL
+ * segment can be checked by this alone (off the main thread at start-up, wal-recovery.ts
+ * checkSegment) and its records decoded later with decodeCheckedRecordAt.
  */
-export function decodeRecordAt(buffer: Buffer, offset: number, viewDataThrough = 0): { record: DecodedRecord; size: number } | undefined {
+export function recordSizeAt(buffer: Buffer, offset: number): number | undefined {
   if (offset + recordHeaderBytes + 1 > buffer.length) return undefined;
   const length = buffer.readUInt32LE(offset);
   if (length < 1 || length > recordBodyBytesMax) return undefined;
@@ -100,33 +100,62 @@ export function decodeRecordAt(buffer: Buffer, offset: number, viewDataThrough =
   if (end > buffer.length) return undefined;
   const body = buffer.subarray(offset + recordHeaderBytes, end);
   if (crc32(body) !== buffer.readUInt32LE(offset + 4)) return undefined;
-  const record = decodeBody(body, viewDataThrough);
-  return record === undefined ? undefined : { record, size: recordHeaderBytes + length };
+  return bodyIsWellFormed(body) ? recordHeaderBytes + length : undefined;
 }
 
-function decodeBody(body: Buffer, viewDataThrough: number): DecodedRecord | undefined {
-  const type = body.readUInt8(0);
-  const payload = body.subarray(1);
-  if (type === RecordType.Entry && payload.length >= entryFixedBytes) {
-    const indexField = payload.readBigUInt64LE(0);
+/**
+ * Decodes the record at `offset`, or undefined if it is torn, garbage or fails its checksum. An
+ * entry's data is copied out of `buffer`, except for entries at or below `viewDataThrough`: their
+ * data is a view into `buffer` (for entries the caller drops right away, e.g. those a snapshot
+ * covers, without copying them).
+ */
+export function decodeRecordAt(buffer: Buffer, offset: number, viewDataThrough = 0): { record: DecodedRecord; size: number } | undefined {
+  const size = recordSizeAt(buffer, offset);
+  return size === undefined ? undefined : { record: decodeCheckedRecordAt(buffer, offset, viewDataThrough), size };
+}
+
+/**
+ * Decodes the record at `offset` that recordSizeAt found well-formed (its size is
+ * recordHeaderBytes + the length field), without checking it again; viewDataThrough as in
+ * decodeRecordAt.
+ */
+export function decodeCheckedRecordAt(buffer: Buffer, offset: number, viewDataThrough = 0): DecodedRecord {
+  // Fields are read at their offsets in `buffer` (no subarray per record: recovery decodes tens
+  // of thousands of records at start-up).
+  const length = buffer.readUInt32LE(offset);
+  const payloadStart = offset + recordHeaderBytes + 1;
+  const payloadEnd = offset + recordHeaderBytes + length;
+  const type = buffer.readUInt8(payloadStart - 1);
+  if (type === RecordType.Entry) {
+    const indexField = buffer.readBigUInt64LE(payloadStart);
     const index = Number(indexField & ~configurationFlag);
     assert(Number.isSafeInteger(index), 'logged index beyond the safe range');
+    const term = readSafe(buffer, payloadStart + 8);
+    const dataStart = payloadStart + entryFixedBytes;
     // Copy the data out: the segment buffer is large and must not be pinned by entries kept.
-    const view = payload.subarray(entryFixedBytes);
-    const data = index <= viewDataThrough ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);
-    const term = readSafe(payload, 8);
+    const data = index <= viewDataThrough
+      ? new Uint8Array(buffer.buffer, buffer.byteOffset + dataStart, payloadEnd - dataStart)
+      : new Uint8Array(buffer.buffer.slice(buffer.byteOffset + dataStart, buffer.byteOffset + payloadEnd));
     const entry: Entry = (indexField & configurationFlag) === 0n ? { index, term, data } : { index, term, data, type: 'configuration' };
     return { type, entry };
   }
-  if (type === RecordType.SnapshotMarker && payload.length === snapshotMarkerBytes) {
-    return { type, marker: { index: readSafe(payload, 0), term: readSafe(payload, 8) } };
+  if (type === RecordType.SnapshotMarker) {
+    return { type, marker: { index: readSafe(buffer, payloadStart), term: readSafe(buffer, payloadStart + 8) } };
   }
-  if (type === RecordType.HardState && payload.length >= hardStateFixedBytes) {
-    const hasVote = payload.readUInt8(16) === 1;
-    const vote = hasVote ? payload.subarray(hardStateFixedBytes).toString('utf8') : undefined;
-    return { type, hardState: { term: readSafe(payload, 0), commit: readSafe(payload, 8), vote } };
-  }
-  return undefined;
+  assert(type === RecordType.HardState, 'a checked record has a known type');
+  const hasVote = buffer.readUInt8(payloadStart + 16) === 1;
+  const vote = hasVote ? buffer.toString('utf8', payloadStart + hardStateFixedBytes, payloadEnd) : undefined;
+  return { type, hardState: { term: readSafe(buffer, payloadStart), commit: readSafe(buffer, payloadStart + 8), vote } };
+}
+
+/** A known record type with a payload of that type's shape. */
+function bodyIsWellFormed(body: Buffer): boolean {
+  const type = body.readUInt8(0);
+  const payloadBytes = body.length - 1;
+  if (type === RecordType.Entry) return payloadBytes >= entryFixedBytes;
+  if (type === RecordType.SnapshotMarker) return payloadBytes === snapshotMarkerBytes;
+  if (type === RecordType.HardState) return payloadBytes >= hardStateFixedBytes;
+  return false;
 }
 
 function readSafe(payload: Buffer, offset: number): number {

@@ -10,12 +10,17 @@
 // (the snapshot covers what came before). A snapshot marker (index N, term T) that the log
 // replayed so far does not match (no entry N, or a different term there) records an installed
 // snapshot: everything before it is dropped and the log continues at N + 1.
+//
+// Checking a segment (framing and CRC-32 of every record: checkSegment) needs nothing but its
+// bytes, so a caller may have it done elsewhere: a SegmentSource hands recovery segments read and
+// checked ahead (at process start, on a worker thread: deploy/wal-prefetch.ts); recovery then only
+// decodes their records. The repair and corruption rules are the same either way.
 import { open } from 'node:fs/promises';
 import { emptyHardState } from '../core/index.ts';
 import type { Entry, HardState } from '../core/index.ts';
 import { assert } from '../stdx/index.ts';
 import { CorruptLogError } from './errors.ts';
-import { decodeRecordAt, recordHeaderBytes, RecordType } from './record.ts';
+import { decodeCheckedRecordAt, recordHeaderBytes, recordSizeAt, RecordType } from './record.ts';
 import type { DecodedRecord, SnapshotMarker } from './record.ts';
 import { readWholeFile } from './whole-file.ts';
 
@@ -37,21 +42,41 @@ interface ScannedSegment {
   readonly totalBytes: number;
 }
 
+/** What checkSegment found in a segment's bytes. */
+export interface SegmentCheck {
+  /** Bytes from the start that are whole, checksum-valid records. */
+  readonly validBytes: number;
+  /** A bad record is followed by a valid one: corruption, not a torn tail. */
+  readonly corrupt: boolean;
+}
+
+/** A segment's bytes with their check, read and checked before recovery asked for them. */
+export interface CheckedSegment {
+  readonly buffer: Buffer;
+  readonly check: SegmentCheck;
+}
+
+/**
+ * Segments read and checked ahead: the segment at `path` as it is on disk now, or undefined (then
+ * recovery reads and checks it itself). Must not hand out bytes the file no longer holds.
+ */
+export type SegmentSource = (path: string) => Promise<CheckedSegment | undefined>;
+
 /**
  * `viewDataThrough`: entries at or below it keep their data as views into the segment buffers
  * read here (no copy; they pin those buffers while the caller holds them), see decodeRecordAt.
  */
-export async function recoverSegments(paths: readonly string[], viewDataThrough = 0): Promise<RecoveredLog> {
+export async function recoverSegments(paths: readonly string[], viewDataThrough = 0, source?: SegmentSource): Promise<RecoveredLog> {
   const recovered: RecoveredLog = { entries: [], hardState: emptyHardState, lastSegmentBytes: 0, snapshotFloor: undefined, segmentMaxIndexes: [] };
   // One segment is read ahead (libuv's thread pool) while the previous one is checksummed and
   // decoded here, so the reads do not leave the thread idle; at most two segments are in memory
-  // besides those that covered entries pin.
-  let next = paths.length > 0 ? readAhead(paths[0] as string) : undefined;
+  // besides those that covered entries pin (and those a source read ahead).
+  let next = paths.length > 0 ? readAhead(paths[0] as string, source) : undefined;
   for (const [position, path] of paths.entries()) {
     const isLast = position === paths.length - 1;
-    const buffer = await (next as Promise<Buffer>);
-    next = isLast ? undefined : readAhead(paths[position + 1] as string);
-    const scanned = scanSegment(buffer, path, viewDataThrough);
+    const segment = await (next as Promise<CheckedSegment | Buffer>);
+    next = isLast ? undefined : readAhead(paths[position + 1] as string, source);
+    const scanned = Buffer.isBuffer(segment) ? scanSegment(segment, path, viewDataThrough, checkSegment(segment)) : scanSegment(segment.buffer, path, viewDataThrough, segment.check);
     if (scanned.validBytes < scanned.totalBytes) {
       if (!isLast) throw new CorruptLogError(path, scanned.validBytes, 'bad record in a sealed segment');
       await truncateTornTail(path, scanned.validBytes);
@@ -64,27 +89,42 @@ export async function recoverSegments(paths: readonly string[], viewDataThrough 
   return recovered;
 }
 
-/** Starts reading a segment; a failure is reported where it is awaited (never as an unhandled rejection if recovery stopped before it). */
-function readAhead(path: string): Promise<Buffer> {
-  const reading = readWholeFile(path);
+/**
+ * Starts reading a segment (from `source` if it has it, else from disk); a failure is reported
+ * where it is awaited (never as an unhandled rejection if recovery stopped before it).
+ */
+function readAhead(path: string, source: SegmentSource | undefined): Promise<CheckedSegment | Buffer> {
+  const reading: Promise<CheckedSegment | Buffer> = source === undefined
+    ? readWholeFile(path)
+    : source(path).then((checked): Promise<CheckedSegment | Buffer> | CheckedSegment => checked ?? readWholeFile(path));
   reading.catch(() => undefined);
   return reading;
 }
 
-function scanSegment(buffer: Buffer, path: string, viewDataThrough: number): ScannedSegment {
-  const records: DecodedRecord[] = [];
+/** Walks `buffer`'s records by framing and checksum: where the valid ones end, and whether a valid one follows a bad one. */
+export function checkSegment(buffer: Buffer): SegmentCheck {
   let offset = 0;
   while (offset < buffer.length) {
-    const decoded = decodeRecordAt(buffer, offset, viewDataThrough);
-    if (decoded === undefined) break;
-    records.push(decoded.record);
-    offset += decoded.size;
+    const size = recordSizeAt(buffer, offset);
+    if (size === undefined) break;
+    offset += size;
   }
-  assert(offset <= buffer.length, 'scan ran past the segment');
-  if (offset < buffer.length && validRecordFollows(buffer, offset + 1)) {
-    throw new CorruptLogError(path, offset, 'checksum or framing failure followed by valid records');
+  assert(offset <= buffer.length, 'check ran past the segment');
+  return { validBytes: offset, corrupt: offset < buffer.length && validRecordFollows(buffer, offset + 1) };
+}
+
+/** Decodes the records `check` found valid in `buffer`. */
+function scanSegment(buffer: Buffer, path: string, viewDataThrough: number, check: SegmentCheck): ScannedSegment {
+  assert(check.validBytes <= buffer.length, 'the check covers the segment read');
+  if (check.corrupt) throw new CorruptLogError(path, check.validBytes, 'checksum or framing failure followed by valid records');
+  const records: DecodedRecord[] = [];
+  let offset = 0;
+  while (offset < check.validBytes) {
+    records.push(decodeCheckedRecordAt(buffer, offset, viewDataThrough));
+    offset += recordHeaderBytes + buffer.readUInt32LE(offset);
   }
-  return { records, validBytes: offset, totalBytes: buffer.length };
+  assert(offset === check.validBytes, 'the checked records end where the check said');
+  return { records, validBytes: check.validBytes, totalBytes: buffer.length };
 }
 
 /**
@@ -94,7 +134,7 @@ function scanSegment(buffer: Buffer, path: string, viewDataThrough: number): Sca
  */
 function validRecordFollows(buffer: Buffer, from: number): boolean {
   for (let offset = from; offset + recordHeaderBytes < buffer.length; offset += 1) {
-    if (decodeRecordAt(buffer, offset) !== undefined) return true;
+    if (recordSizeAt(buffer, offset) !== undefined) return true;
   }
   return false;
 }

@@ -18,6 +18,7 @@ import { StorageFailedError } from './errors.ts';
 import { encodeEntry, encodeHardState, encodeSnapshotMarker } from './record.ts';
 import type { SnapshotMarker } from './record.ts';
 import { recoverSegments } from './wal-recovery.ts';
+import type { SegmentSource } from './wal-recovery.ts';
 
 /**
  * A segment is sealed and a new one started once it reaches 64 MiB: large enough that rollover
@@ -47,6 +48,8 @@ export interface WalOptions {
    * them; releaseRecovered() lets the buffers go). Default 0: every entry's data is copied.
    */
   readonly coveredThrough?: number;
+  /** Segments read and checked ahead (wal-recovery.ts SegmentSource); default none. */
+  readonly segmentSource?: SegmentSource;
 }
 
 interface SegmentInfo {
@@ -95,7 +98,7 @@ export class Wal {
     await mkdir(directory, { recursive: true });
     await syncDirectory(dataDir);
     const names = (await readdir(directory)).filter((name) => name.endsWith(segmentSuffix)).sort();
-    const recovered = await recoverSegments(names.map((name) => path.join(directory, name)), options.coveredThrough ?? 0);
+    const recovered = await recoverSegments(names.map((name) => path.join(directory, name)), options.coveredThrough ?? 0, options.segmentSource);
     const segments = names.map((name, position): SegmentInfo => {
       const sequence = Number.parseInt(name, 10);
       assert(Number.isSafeInteger(sequence) && sequence >= 1, `bad segment name ${name}`);

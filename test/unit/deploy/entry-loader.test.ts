@@ -112,8 +112,20 @@ describe('entry loader', () => {
     expect(warnings[0]).toMatch(/running the sources through tsx/);
   });
 
+  it('locates an entry\'s bundled file (for a worker thread), and none when the sources run', async () => {
+    writeSources('located');
+    const entries = loader();
+    const file = await entries.locate('other');
+    expect(file).toBeInstanceOf(URL);
+    const located = await import(file!.href) as CounterModule;
+    expect(located.label).toBe('other');
+    expect(path.dirname(file!.pathname)).toBe(await entries.source());
+    expect(await loader(false).locate('other')).toBeUndefined();
+  });
+
   it('refuses an entry it does not know', async () => {
     writeSources('x');
     await expect(loader().load('nope')).rejects.toThrow(/unknown kstore entry nope/);
+    await expect(loader().locate('nope')).rejects.toThrow(/unknown kstore entry nope/);
   });
 });
