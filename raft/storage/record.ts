@@ -104,20 +104,11 @@ export function recordSizeAt(buffer: Buffer, offset: number): number | undefined
 }
 
 /**
- * Decodes the record at `offset`, or undefined if it is torn, garbage or fails its checksum. An
- * entry's data is copied out of `buffer`, except for entries at or below `viewDataThrough`: their
- * data is a view into `buffer` (for entries the caller drops right away, e.g. those a snapshot
- * covers, without copying them).
- */
-export function decodeRecordAt(buffer: Buffer, offset: number, viewDataThrough = 0): { record: DecodedRecord; size: number } | undefined {
-  const size = recordSizeAt(buffer, offset);
-  return size === undefined ? undefined : { record: decodeCheckedRecordAt(buffer, offset, viewDataThrough), size };
-}
-
-/**
  * Decodes the record at `offset` that recordSizeAt found well-formed (its size is
- * recordHeaderBytes + the length field), without checking it again; viewDataThrough as in
- * decodeRecordAt.
+ * recordHeaderBytes + the length field), without checking it again. An entry's data is copied
+ * out of `buffer`, except for entries at or below `viewDataThrough`: their data is a view into
+ * `buffer` (for entries the caller drops right away, e.g. those a snapshot covers, without
+ * copying them).
  */
 export function decodeCheckedRecordAt(buffer: Buffer, offset: number, viewDataThrough = 0): DecodedRecord {
   // Fields are read at their offsets in `buffer` (no subarray per record: recovery decodes tens

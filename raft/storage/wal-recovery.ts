@@ -64,7 +64,7 @@ export type SegmentSource = (path: string) => Promise<CheckedSegment | undefined
 
 /**
  * `viewDataThrough`: entries at or below it keep their data as views into the segment buffers
- * read here (no copy; they pin those buffers while the caller holds them), see decodeRecordAt.
+ * read here (no copy; they pin those buffers while the caller holds them), see decodeCheckedRecordAt.
  */
 export async function recoverSegments(paths: readonly string[], viewDataThrough = 0, source?: SegmentSource): Promise<RecoveredLog> {
   const recovered: RecoveredLog = { entries: [], hardState: emptyHardState, lastSegmentBytes: 0, snapshotFloor: undefined, segmentMaxIndexes: [] };
