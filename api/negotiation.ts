@@ -101,11 +101,26 @@ export function protobufEncodable(body: unknown): boolean {
   return typeof apiVersion === 'string' && typeof kind === 'string' && isProtobufKind(apiVersion, kind);
 }
 
+/**
+ * JSON bodies of at least this many characters are sent as their UTF-8 bytes, not as a string.
+ * V8 returns a long JSON.stringify result as a tree of parts; fastify's content length
+ * (Buffer.byteLength) then flattens it into fresh memory before it counts, and the socket write
+ * converts it to UTF-8 again. A list page of 500 ConfigMaps (~600 KB) spent ~2.7 ms in the
+ * first and ~3 ms in the write. TextEncoder encodes it in one pass, and a Buffer's length is
+ * known. Server-side, such a page took 6.6 ms at p50 instead of 10 ms. Short bodies stay
+ * strings, which cost nothing extra.
+ */
+const jsonBytesFromChars = 65_536;
+const utf8 = new TextEncoder();
+
 export function encode(format: ResponseFormat, body: unknown): { contentType: string; payload: string | Buffer } {
   if (format.type === 'metadata') return encode(format.encoding, body);
   if (format.type === 'yaml') return { contentType: 'application/yaml', payload: stringifyYaml(body) };
   if (format.type === 'protobuf') return { contentType: PROTOBUF_MEDIA_TYPE, payload: encodeProtobufObject(body as Record<string, unknown>) };
-  return { contentType: 'application/json', payload: JSON.stringify(body) };
+  const text = JSON.stringify(body);
+  if (text.length < jsonBytesFromChars) return { contentType: 'application/json', payload: text };
+  const bytes = utf8.encode(text);
+  return { contentType: 'application/json', payload: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }
 
 /** Text media types request bodies may use (patch types are added by the patch endpoint). */

@@ -1,12 +1,13 @@
 // The shortcuts of the write path's per-request work give the answers of the full computation:
 // the object size check (a bound from lengths, the exact UTF-8 measure near the limit),
 // formatTime's per-second reuse, a request path without escapes, negotiation's memory of
-// Accept headers, and the duplicate-key scan stepping over value strings.
+// Accept headers, a long JSON body sent as its UTF-8 bytes, and the duplicate-key scan stepping
+// over value strings.
 import { describe, expect, it } from 'vitest';
 import { checkObjectSize } from '../../../api/decode.ts';
 import { formatTime } from '../../../api/endpoints/context.ts';
 import { duplicateFields } from '../../../api/duplicate-fields.ts';
-import { negotiate } from '../../../api/negotiation.ts';
+import { encode, negotiate } from '../../../api/negotiation.ts';
 import { pathSegments } from '../../../api/request-info.ts';
 import { objectBytesMax } from '../../../api/request-limits.ts';
 import { ApiError } from '../../../api/status.ts';
@@ -108,5 +109,22 @@ describe('duplicateFields', () => {
     const text = String.raw`{"a":"x\\","b":"\"{,}\"","a":1,"c\"d":{"e":"\\\"","e":[],"\u0065":2},"c\"d":null,"f":"\\"}`;
     JSON.parse(text);
     expect(duplicateFields(text)).toEqual(['a', 'c"d.e', 'c"d']);
+  });
+});
+
+describe('encode', () => {
+  it('sends a long JSON body as the UTF-8 bytes of JSON.stringify, a short one as the string', () => {
+    const json = negotiate('application/json', false);
+    const small = { kind: 'ConfigMap', data: { a: 'é€😀' } };
+    expect(encode(json, small).payload).toBe(JSON.stringify(small));
+    for (const unit of ['v', 'é', '€', '😀', '\u0001"\\', '\ud800']) {
+      const items = Array.from({ length: 200 }, (_, index) => ({ metadata: { name: `c${index}` }, data: { value: unit.repeat(400) } }));
+      const body = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items };
+      const { contentType, payload } = encode(json, body);
+      expect(contentType).toBe('application/json');
+      expect(Buffer.isBuffer(payload)).toBe(true);
+      expect((payload as Buffer).equals(Buffer.from(JSON.stringify(body), 'utf8'))).toBe(true);
+      expect(JSON.parse((payload as Buffer).toString('utf8'))).toEqual(JSON.parse(JSON.stringify(body)));
+    }
   });
 });
