@@ -15,6 +15,8 @@
 import path from 'node:path';
 import { ClusterState, decodeCommand } from '../../actors/index.ts';
 import { CompressedSnapshots } from '../compressed-snapshots.ts';
+import { snapshotPrefetchFor } from '../snapshot-prefetch.ts';
+import { walPrefetchFor } from '../wal-prefetch.ts';
 import type { CommandResult } from '../../actors/index.ts';
 import { connectNats, NatsTransport, ProposalService, RaftNode } from '../../raft/index.ts';
 import { EventPublisher } from '../event-stream/index.ts';
@@ -104,18 +106,26 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
   const connection = await connectNats(flags.natsServers, `kstore-store-${flags.cluster}-${flags.group}-${flags.id}`);
   const transport = new NatsTransport({ connection, cluster: flags.cluster, group: flags.group, member: flags.id, log });
   const state = new ClusterState();
+  // What deploy/kstore.mjs read ahead of this data dir at process start (as for kstore server).
+  const snapshotPrefetch = snapshotPrefetchFor(flags.dataDir);
+  const walPrefetch = walPrefetchFor(flags.dataDir);
   let node: RaftNode<CommandResult>;
   try {
+    await snapshotPrefetch?.settled();
     node = await RaftNode.open<CommandResult>({
       // Snapshots gzip-compressed, as kstore server's (the newest stays in memory to send to a
       // follower); either form restores, so members written before read as they were.
-      id: flags.id, peers: flags.peers, dataDir: flags.dataDir, stateMachine: new CompressedSnapshots(state), transport, log,
+      id: flags.id, peers: flags.peers, dataDir: flags.dataDir, stateMachine: new CompressedSnapshots(state, snapshotPrefetch), transport, log,
       ...(flags.tickIntervalMs === undefined ? {} : { tickIntervalMs: flags.tickIntervalMs }),
+      ...(walPrefetch === undefined ? {} : { walSegmentSource: walPrefetch.segment }),
     });
   } catch (error) {
     transport.close();
     await connection.close();
     throw error;
+  } finally {
+    snapshotPrefetch?.release();
+    walPrefetch?.release();
   }
   const quota = await StorageQuota.start({
     dataDir: flags.dataDir, member: flags.id, log, writes: () => node.storageWrites(),

@@ -230,7 +230,7 @@ async function runFaultTest(name: string, natsUrls: 'all' | 'pinned', fault: Fau
 }
 
 describe(`raft log under real faults: linearizable histories, no acknowledged write lost after a full restart (${configuration})`, () => {
-  it(`kill -9 the leader after ${phaseOperations} operations, restart it after ${phaseOperations} more under the new leader (members on all nats-servers)`, async () => {
+  it(`kill -9 the leader after ${phaseOperations} operations, restart it after ${phaseOperations} more under the new leader (members given every nats-server's URL)`, async () => {
     await runFaultTest('kill-leader', 'all', async (cluster, recorder) => {
       const leader = await cluster.leader();
       const killedAt = now();
@@ -250,7 +250,7 @@ describe(`raft log under real faults: linearizable histories, no acknowledged wr
     });
   });
 
-  it(`SIGSTOP the leader after ${phaseOperations} operations, SIGCONT after ${phaseOperations} more under the new leader (members on all nats-servers)`, async () => {
+  it(`SIGSTOP the leader after ${phaseOperations} operations, SIGCONT after ${phaseOperations} more under the new leader (members given every nats-server's URL)`, async () => {
     await runFaultTest('pause-leader', 'all', async (cluster, recorder) => {
       const leader = await cluster.leader();
       const pausedAt = now();

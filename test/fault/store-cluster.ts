@@ -176,8 +176,8 @@ export interface StoreClusterOptions {
   readonly cluster: string;
   readonly tickMs?: number;
   /**
-   * 'all': every member gets every nats-server URL (the client library picks one and fails
-   * over). 'pinned': member i is given only nats-server i's URL, so the test knows which server
+   * 'all': every member gets every nats-server URL, in the same order (each uses the first it
+   * can reach and fails over to the next, so all share one server while it lives). 'pinned': member i is given only nats-server i's URL, so the test knows which server
    * a member is on. It is not cut off for good when that server dies: the NATS client learns
    * the cluster's other servers from INFO and reconnects to one of them.
    */
