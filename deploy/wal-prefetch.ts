@@ -1,5 +1,6 @@
-// Owns: the read-ahead of a member's WAL segments at process start: `kstore server` starts it
-// before it imports the rest of its modules (deploy/kstore.mjs), on a worker thread
+// Owns: the read-ahead of a member's WAL segments at process start: `kstore server` and
+// `kstore store` start it before they import the rest of their modules (deploy/kstore.mjs), on a
+// worker thread
 // (wal-prefetch-worker.ts) that reads and checks every segment while the main thread loads
 // modules; the WAL's recovery then takes those bytes (a raft/storage SegmentSource) and only
 // decodes their records.
@@ -87,10 +88,11 @@ export class WalPrefetch {
   /** The segment at `segmentPath` as the worker read and checked it, if the file is still that one; each is handed out once. */
   readonly segment: SegmentSource = async (segmentPath: string): Promise<CheckedSegment | undefined> => {
     await this.#listed;
-    const slot = this.#segments.get(path.resolve(segmentPath));
+    const key = path.resolve(segmentPath);
+    const slot = this.#segments.get(key);
     if (slot === undefined) return undefined;
     const delivered = await slot.promise;
-    this.#segments.delete(path.resolve(segmentPath));
+    this.#segments.delete(key);
     if (delivered === undefined) return undefined;
     const now = await stat(segmentPath, { bigint: true }).catch(() => undefined);
     const then = delivered.identity;
