@@ -1,8 +1,7 @@
 // Owns: the read-ahead of a member's WAL segments at process start: `kstore server` and
 // `kstore store` start it before they import the rest of their modules (deploy/kstore.mjs), on a
-// worker thread
-// (wal-prefetch-worker.ts) that reads and checks every segment while the main thread loads
-// modules; the WAL's recovery then takes those bytes (a raft/storage SegmentSource) and only
+// worker thread (wal-prefetch-worker.ts) that reads and checks every segment while the main
+// thread loads modules; the WAL's recovery then takes those bytes (a raft/storage SegmentSource) and only
 // decodes their records.
 // Must not: decide what is recovered. Recovery still lists the segments, applies the repair and
 // corruption rules, and reads any segment itself that the worker did not deliver; a segment is
