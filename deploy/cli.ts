@@ -19,7 +19,7 @@ import { parseFeatureGates, parseGoDuration } from '../api/index.ts';
 import type { FeatureGates } from '../api/index.ts';
 import { authFlagOptions, authFlagsUsage, parseAuthFlags } from './auth-flags.ts';
 import type { AuthFlags } from './auth-flags.ts';
-import type { EventsReplicas } from './event-stream/index.ts';
+import type { EventsReplicas, EventsStorage } from './event-stream/index.ts';
 
 const usage = `Usage: kstore <command> [flags]
 
@@ -81,6 +81,9 @@ Flags for store:
   --tick-ms <n>           Raft tick interval in ms (default 100; elections after 10-20 ticks)
   --events-max-age <d>    max age of the change-event stream's messages, e.g. 5m, 300s (default 5m)
   --events-replicas <n>   replicas of the change-event stream (default auto: 3 on a NATS cluster of 3+ servers, else 1)
+  --events-storage <s>    where the nats-servers keep the change-event stream: memory, file or auto
+                          (default auto: memory, else file when the servers refuse memory); it is
+                          set when the stream is created
   --controllers <list>    leader-only controllers the member runs while it leads, as for server (default '*')
   --cluster-signing-cert-file <f>
   --cluster-signing-key-file <f>
@@ -217,6 +220,11 @@ function parseEventsReplicas(value: string): EventsReplicas {
   return replicas;
 }
 
+function parseEventsStorage(value: string): EventsStorage {
+  if (value === 'auto' || value === 'memory' || value === 'file') return value;
+  throw new Error(`--events-storage must be auto, memory or file, got ${value}`);
+}
+
 function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
   const { values } = parseArgs({
     args: [...args],
@@ -230,6 +238,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
       'tick-ms': { type: 'string' },
       'events-max-age': { type: 'string', default: '5m' },
       'events-replicas': { type: 'string', default: 'auto' },
+      'events-storage': { type: 'string', default: 'auto' },
       controllers: { type: 'string', default: '*' },
       'root-ca-file': { type: 'string' },
       'cluster-signing-cert-file': { type: 'string' },
@@ -261,6 +270,7 @@ function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {
     id, peers, natsServers: commaList(values.nats, '--nats'), dataDir: values['data-dir'],
     cluster: values.cluster, group: values.group, ...(tickIntervalMs === undefined ? {} : { tickIntervalMs }),
     eventsMaxAgeMs: parseDuration(values['events-max-age']), eventsReplicas: parseEventsReplicas(values['events-replicas']),
+    eventsStorage: parseEventsStorage(values['events-storage']),
     controllers: parseControllersFlag(values.controllers),
     ...(values['root-ca-file'] === undefined ? {} : { rootCertificate: readFileSync(values['root-ca-file'], 'utf8') }),
     ...clusterSigningOf(values['cluster-signing-cert-file'], values['cluster-signing-key-file'], values['cluster-signing-duration']),

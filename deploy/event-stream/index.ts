@@ -3,9 +3,9 @@
 export { eventStreamName, eventSubject, encodeBatch, decodeBatch, checkBatch, StreamBatchFormatError } from './format.ts';
 export type { StreamBatch } from './format.ts';
 export {
-  EventPublisher, autoReplicas, parseDuration, eventsMaxAgeMsDefault, batchBytesMaxDefault, progressIntervalMsDefault,
+  EventPublisher, autoReplicas, parseDuration, eventsMaxAgeMsDefault, eventsMemoryBytesMaxDefault, batchBytesMaxDefault, progressIntervalMsDefault,
   leadershipPollMs, publishTimeoutMs, duplicateWindowMs,
 } from './publisher.ts';
-export type { EventPublisherOptions, EventPublisherStats, EventsReplicas, PublisherLog } from './publisher.ts';
+export type { EventPublisherOptions, EventPublisherStats, EventsReplicas, EventsStorage, PublisherLog } from './publisher.ts';
 export { EventStreamReader, streamWaitMs, recreationCheckMs } from './reader.ts';
 export type { EventStreamReaderOptions, FollowHandle, ReaderLog } from './reader.ts';

@@ -25,6 +25,18 @@
 // until an entry is applied, its role changes or the keepalive is due. Without it (tests that
 // stand in for the member with a bare isLeader), leadership is polled every leadershipPollMs.
 //
+// Storage (`auto`): memory, else file when the servers refuse a memory stream (a NATS
+// deployment with no JetStream memory, e.g. max_memory_store 0). The stream is a derived copy
+// of what the store members already hold durably: its messages are the MVCC history, published
+// again by the leader whenever the stream lacks them. Memory spares every nats-server a file
+// write per message for the stream and for its replication log; what it gives up is the
+// stream's content when all of its servers restart at once. The stream's sequence then starts
+// again: the publisher finds the tail gone and republishes from the history (or a reset), and a
+// reader finds the stream behind what it delivered and re-lists (reader.ts). A memory stream is
+// bounded in bytes too (eventsMemoryBytesMaxDefault), as the history is in events; a reader
+// further behind than that re-lists. An existing stream keeps its storage (JetStream cannot
+// change it): delete the stream to change it.
+//
 // Replicas (`auto`): 1 when the server we are connected to is not clustered (INFO has no
 // `cluster`), else 3 when INFO's `connect_urls` (the client URLs the cluster advertises, one
 // per server) names at least 3 servers, else 1. An existing stream keeps its replicas unless
@@ -58,10 +70,17 @@ export const retryBackoffMsMin = 50;
 export const retryBackoffMsMax = 1_000;
 /** The stream's duplicate window: small, since msgIDs are not used (expected sequences are). */
 export const duplicateWindowMs = 1_000;
+/**
+ * A memory stream's size bound: about the MVCC history's 50,000 events at 2–3 KiB each, so it
+ * reaches back as far as the history whenever the history is what bounds a reader.
+ */
+export const eventsMemoryBytesMaxDefault = 128 * 1024 * 1024;
 /** Envelope bytes reserved besides the events when sizing a message. */
 const envelopeBytes = 128;
 
 export type EventsReplicas = number | 'auto';
+/** Where the stream's servers keep its messages; `auto`: memory when they accept it, else file. */
+export type EventsStorage = 'memory' | 'file' | 'auto';
 export type PublisherLog = (message: string, fields?: Record<string, unknown>) => void;
 
 export interface EventPublisherOptions {
@@ -78,6 +97,10 @@ export interface EventPublisherOptions {
   readonly group: string;
   readonly maxAgeMs?: number;
   readonly replicas?: EventsReplicas;
+  /** Default 'auto'. */
+  readonly storage?: EventsStorage;
+  /** A memory stream's max_bytes; default eventsMemoryBytesMaxDefault. */
+  readonly memoryBytesMax?: number;
   readonly batchBytesMax?: number;
   readonly progressIntervalMs?: number;
   readonly log?: PublisherLog;
@@ -398,6 +421,8 @@ export class EventPublisher {
   async #ensureStream(jsm: JetStreamManager): Promise<void> {
     const maxAge = nanos(this.#maxAgeMs);
     const explicit = this.#options.replicas !== undefined && this.#options.replicas !== 'auto' ? this.#options.replicas : undefined;
+    const storage = this.#options.storage ?? 'auto';
+    const memoryBytesMax = this.#options.memoryBytesMax ?? eventsMemoryBytesMaxDefault;
     let existing: StreamConfig | undefined;
     try {
       existing = (await jsm.streams.info(this.#stream)).config;
@@ -406,18 +431,34 @@ export class EventPublisher {
     }
     if (existing === undefined) {
       const replicas = explicit ?? autoReplicas(this.#options.connection);
-      await jsm.streams.add({
-        name: this.#stream, subjects: [this.#subject], storage: StorageType.File, retention: RetentionPolicy.Limits,
+      const config = {
+        name: this.#stream, subjects: [this.#subject], retention: RetentionPolicy.Limits,
         discard: DiscardPolicy.Old, max_age: maxAge, duplicate_window: nanos(Math.min(duplicateWindowMs, this.#maxAgeMs)),
         num_replicas: replicas,
-      });
-      this.#log('event stream created', { stream: this.#stream, replicas, maxAgeMs: this.#maxAgeMs });
+      };
+      if (storage !== 'file') {
+        try {
+          await jsm.streams.add({ ...config, storage: StorageType.Memory, max_bytes: memoryBytesMax });
+          this.#log('event stream created', { stream: this.#stream, replicas, storage: 'memory', maxBytes: memoryBytesMax, maxAgeMs: this.#maxAgeMs });
+          return;
+        } catch (error) {
+          if (storage === 'memory' || !(error instanceof JetStreamApiError)) throw error;
+          this.#log('event stream: the servers refused a memory stream; creating it on file', { error: errorMessage(error), code: apiCode(error) });
+        }
+      }
+      await jsm.streams.add({ ...config, storage: StorageType.File });
+      this.#log('event stream created', { stream: this.#stream, replicas, storage: 'file', maxAgeMs: this.#maxAgeMs });
       return;
     }
     const replicas = explicit ?? existing.num_replicas;
-    if (existing.max_age !== maxAge || existing.num_replicas !== replicas) {
-      await jsm.streams.update(this.#stream, { ...existing, max_age: maxAge, num_replicas: replicas });
-      this.#log('event stream updated', { stream: this.#stream, replicas, maxAgeMs: this.#maxAgeMs });
+    const existingStorage = existing.storage === StorageType.Memory ? 'memory' : 'file';
+    if (storage !== 'auto' && storage !== existingStorage) {
+      this.#log('event stream keeps its storage: JetStream cannot change it (delete the stream to change it)', { stream: this.#stream, storage: existingStorage, asked: storage });
+    }
+    const maxBytes = existingStorage === 'memory' ? memoryBytesMax : existing.max_bytes;
+    if (existing.max_age !== maxAge || existing.num_replicas !== replicas || existing.max_bytes !== maxBytes) {
+      await jsm.streams.update(this.#stream, { ...existing, max_age: maxAge, num_replicas: replicas, max_bytes: maxBytes });
+      this.#log('event stream updated', { stream: this.#stream, replicas, maxBytes, maxAgeMs: this.#maxAgeMs });
     }
   }
 

@@ -14,7 +14,9 @@
 // follows again from the list's revision. A stream recreated under a running follow (nats-server
 // restarted without its store, and a publisher created it again) is noticed by its creation
 // time, checked every recreationCheckMs: the ordered consumer would otherwise wait for the old
-// sequence numbers in the new stream. The same check restarts a consumer that delivers nothing
+// sequence numbers in the new stream. The same check finds a stream whose last sequence is
+// below what the follow delivered (a memory stream whose servers all restarted: same stream,
+// its sequence started again): a gap too. The same check restarts a consumer that delivers nothing
 // for two checks while the stream has newer messages (one lost with its nats-server). nats-server 2.9 silently starts an ordered consumer
 // at first_seq when the asked sequence expired; the `from` check catches that too. The same
 // check tells followCaughtUp() whether the follow had delivered the stream's last message, so
@@ -182,6 +184,11 @@ export class EventStreamReader {
           this.#jsm.streams.info(this.stream).then((info) => {
             if (info.created !== streamCreated) {
               gap(`the event stream was recreated (created ${info.created}, was ${streamCreated})`);
+              return;
+            }
+            if (info.state.last_seq < lastSeq) {
+              // Its sequence started again: a memory stream whose servers all restarted.
+              gap(`the event stream lost its messages (its last sequence is ${info.state.last_seq}, this follow had read ${lastSeq})`);
               return;
             }
             if (!stopped && !restart) this.#followCheck = { streamLastSeq: info.state.last_seq, deliveredSeq: lastSeq };

@@ -20,7 +20,7 @@ import { walPrefetchFor } from '../wal-prefetch.ts';
 import type { CommandResult } from '../../actors/index.ts';
 import { connectNats, NatsTransport, ProposalService, RaftNode } from '../../raft/index.ts';
 import { EventPublisher } from '../event-stream/index.ts';
-import type { EventsReplicas } from '../event-stream/index.ts';
+import type { EventsReplicas, EventsStorage } from '../event-stream/index.ts';
 import { startLeaderDuties } from '../leader-duties.ts';
 import { StorageAlarmError, StorageQuota } from '../storage-quota.ts';
 import { startStateService } from '../state-service.ts';
@@ -43,6 +43,8 @@ export interface StoreFlags {
   readonly eventsMaxAgeMs?: number;
   /** Replicas of the change-event stream; default 'auto' (deploy/event-stream/publisher.ts). */
   readonly eventsReplicas?: EventsReplicas;
+  /** Storage of the change-event stream, when this member creates it; default 'auto'. */
+  readonly eventsStorage?: EventsStorage;
   /** Run the leader-only duties while leading (default true; tests of the bare log turn it off). */
   readonly leaderDuties?: boolean;
   /** --controllers, parsed: which leader-only controllers run (default '*'). */
@@ -143,6 +145,7 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
     connection, state, isLeader, onLeadershipChange, cluster: flags.cluster, group: flags.group, log,
     ...(flags.eventsMaxAgeMs === undefined ? {} : { maxAgeMs: flags.eventsMaxAgeMs }),
     ...(flags.eventsReplicas === undefined ? {} : { replicas: flags.eventsReplicas }),
+    ...(flags.eventsStorage === undefined ? {} : { storage: flags.eventsStorage }),
   });
   const duties = flags.leaderDuties === false ? undefined
     : startLeaderDuties({ state, isLeader, onLeadershipChange, propose: (data) => { const refusal = admit(data); return refusal === undefined ? node.propose(data) : Promise.reject(new StorageAlarmError(refusal)); }, log, ...(flags.controllers === undefined ? {} : { controllers: flags.controllers }),

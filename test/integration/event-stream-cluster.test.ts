@@ -2,7 +2,9 @@
 // itself (--events-replicas auto), and when the nats-server holding the stream's JetStream
 // leadership is killed under a write load, publishing continues on the other two with no gap
 // or duplicate. Also: a member that wrongly believes it leads publishes alongside the real
-// leader, and Nats-Expected-Last-Sequence keeps the stream contiguous.
+// leader, and Nats-Expected-Last-Sequence keeps the stream contiguous. The stream is kept in
+// memory (--events-storage auto): when all three nats-servers restart it is empty again, the
+// publisher republishes from the history, and a follow across the restart re-syncs.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EventPublisher, eventStreamName } from '../../deploy/event-stream/index.ts';
@@ -66,6 +68,7 @@ describe('change-event stream on a 3-node nats-server cluster (R3)', () => {
     await waitPublished();
     const info = await streamInfo(connection, stream);
     expect(info.config.num_replicas).toBe(3);
+    expect(info.config.storage).toBe('memory');
     const streamLeader = info.cluster?.leader;
     expect(streamLeader).toBeDefined();
     const victim = nats.servers.find((server) => server.name === streamLeader)!;
@@ -115,6 +118,47 @@ describe('change-event stream on a 3-node nats-server cluster (R3)', () => {
       expect(stats.leader.messages).toBeGreaterThan(0);
     } finally {
       await rogue.stop();
+    }
+  });
+
+  it('every nats-server restarts: the memory stream starts again from the history, a follow across it re-syncs', async () => {
+    await writeConfigMaps('before-all', 50, 4);
+    await waitPublished();
+    const reader = await openReader(connection);
+    const recorder = new Recorder(await reader.lastThrough());
+    const handle = reader.follow(recorder.after, recorder.onBatch, recorder.onGap);
+    try {
+      await writeConfigMaps('followed', 5, 1);
+      await waitFor(() => recorder.events.length > 0, { timeoutMs: 10_000, description: 'the follow to deliver' });
+      const lastSeqBefore = (await streamInfo(connection, stream)).state.last_seq;
+      for (const server of nats.servers) await server.stop();
+      await Promise.all(nats.servers.map((server) => server.start()));
+      await writeConfigMaps('after-all', 20, 2);
+      const through = await waitPublished(60_000);
+      await waitFor(() => recorder.gap, { timeoutMs: 20_000, description: 'onGap for the follow across the restart' });
+      expect(recorder.gap).toMatch(/lost its messages|recreated|no longer exists|reset/);
+      expect(recorder.problems).toEqual([]);
+      const info = await streamInfo(connection, stream);
+      expect(info.state.first_seq).toBeLessThan(lastSeqBefore);
+      const raw = await readRawStream(connection, stream);
+      const ids = expectContiguous(raw, raw[0]?.batch.from ?? 0);
+      const leader = await members.leader();
+      const truth = revisionsUpTo(historyAfter(leader, 0), through);
+      expect(truth.slice(truth.length - ids.length)).toEqual(ids);
+      expect(ids.filter((id) => id.includes('/after-all-'))).toHaveLength(20);
+      // A new follow from a revision the stream covers reads on without a gap.
+      const fresh = new Recorder(raw[0]?.batch.through ?? 0);
+      const second = reader.follow(fresh.after, fresh.onBatch, fresh.onGap);
+      try {
+        await waitFor(() => fresh.through >= through, { timeoutMs: 20_000, description: 'a new follow to reach the tail' });
+        expect(fresh.gap).toBeUndefined();
+        expect(fresh.problems).toEqual([]);
+      } finally {
+        await second.stop();
+      }
+      console.log(`every nats-server restarted: stream last_seq ${lastSeqBefore} before, ${info.state.last_seq} after; follow: ${recorder.gap ?? 'no gap'}`);
+    } finally {
+      await handle.stop();
     }
   });
 });

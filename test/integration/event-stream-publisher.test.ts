@@ -1,12 +1,15 @@
 // EventPublisher on its own over a real nats-server (no Raft: a ClusterState fed entries
 // directly, so the publisher is the bottleneck): live publishing rate under a fast apply loop
 // with messages split under 512 KiB at revision boundaries, and the reset message when the
-// MVCC history no longer reaches back to the stream's tail.
+// MVCC history no longer reaches back to the stream's tail. The stream's storage: memory when the
+// server accepts it (bounded in bytes), file when it refuses memory, and an existing stream
+// keeps what it has.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ClusterState } from '../../actors/index.ts';
-import { batchBytesMaxDefault, EventPublisher, EventStreamReader, eventStreamName } from '../../deploy/event-stream/index.ts';
+import { batchBytesMaxDefault, EventPublisher, EventStreamReader, eventStreamName, eventsMemoryBytesMaxDefault } from '../../deploy/event-stream/index.ts';
+import type { EventsStorage } from '../../deploy/event-stream/index.ts';
 import { connectNats } from '../../raft/index.ts';
 import { NatsCluster } from '../support/nats-server.ts';
 import { applier } from '../support/state-applier.ts';
@@ -106,5 +109,73 @@ describe('EventPublisher alone', () => {
     } finally {
       await publisher.stop();
     }
+  });
+});
+
+describe('EventPublisher: the stream\'s storage', () => {
+  let small: NatsCluster;
+  let smallConnection: NatsConnection;
+
+  beforeAll(async () => {
+    small = await NatsCluster.start(1, { maxMemoryStore: '1MB' });
+    smallConnection = await connectNats(small.urls, 'event-publisher-storage-test');
+  });
+
+  afterAll(async () => {
+    await smallConnection?.close().catch(() => undefined);
+    await small?.stopAll();
+  });
+
+  /** Runs a publisher over one applied change until it published it (or failed `errorsMax` times); returns its log and stats. */
+  async function publishOnce(on: NatsConnection, group: string, storage: EventsStorage | undefined, errorsMax = 0) {
+    const state = new ClusterState({ historyEventsMax: 100, sessionsMax: 100 });
+    applier(state)(createNamespace());
+    const log: string[] = [];
+    const publisher = EventPublisher.start({
+      connection: on, state, isLeader: () => true, cluster: 'pub', group, log: (message) => log.push(message), ...(storage === undefined ? {} : { storage }),
+    });
+    try {
+      await waitFor(() => (publisher.stats().tail?.through ?? 0) >= state.appliedIndex() || (errorsMax > 0 && publisher.stats().errors >= errorsMax),
+        { timeoutMs: 10_000, description: 'the change published (or the failures)' });
+      return { log, stats: publisher.stats() };
+    } finally {
+      await publisher.stop();
+    }
+  }
+
+  async function configOf(on: NatsConnection, group: string) {
+    return (await (await jetstreamManager(on)).streams.info(eventStreamName('pub', group))).config;
+  }
+
+  it('auto: memory, bounded in bytes, where the server accepts it', async () => {
+    await publishOnce(connection, 'auto-memory', undefined);
+    const config = await configOf(connection, 'auto-memory');
+    expect(config.storage).toBe('memory');
+    expect(config.max_bytes).toBe(eventsMemoryBytesMaxDefault);
+  });
+
+  it('auto: file where the server refuses a memory stream of that size', async () => {
+    const { log, stats } = await publishOnce(smallConnection, 'auto-file', 'auto');
+    expect(stats.messages).toBeGreaterThan(0);
+    expect(log.some((line) => /refused a memory stream/.test(line))).toBe(true);
+    const config = await configOf(smallConnection, 'auto-file');
+    expect(config.storage).toBe('file');
+    expect(config.max_bytes).toBe(-1);
+  });
+
+  it('memory, asked explicitly, does not fall back: nothing is published', async () => {
+    const { stats } = await publishOnce(smallConnection, 'only-memory', 'memory', 2);
+    expect(stats.messages).toBe(0);
+    expect(stats.errors).toBeGreaterThanOrEqual(2);
+    await expect(configOf(smallConnection, 'only-memory')).rejects.toThrow(/not found/);
+  });
+
+  it('an existing stream keeps its storage', async () => {
+    await publishOnce(connection, 'kept', 'file');
+    expect((await configOf(connection, 'kept')).storage).toBe('file');
+    const { log, stats } = await publishOnce(connection, 'kept', 'memory');
+    expect(stats.messages).toBeGreaterThan(0);
+    expect(log.some((line) => /keeps its storage/.test(line))).toBe(true);
+    expect((await configOf(connection, 'kept')).storage).toBe('file');
   });
 });

@@ -39,14 +39,16 @@ interface ServerPorts {
 export interface NatsClusterOptions {
   /** nats-server's max_payload; default testMaxPayloadBytes. */
   readonly maxPayloadBytes?: number;
+  /** JetStream's max_memory_store, e.g. '1MB' (default: nats-server's, 75% of the machine's memory). */
+  readonly maxMemoryStore?: string;
 }
 
-function configText(name: string, ports: ServerPorts, storeDir: string, routes: readonly number[], clusterName: string, maxPayloadBytes: number): string {
+function configText(name: string, ports: ServerPorts, storeDir: string, routes: readonly number[], clusterName: string, options: NatsClusterOptions): string {
   const lines = [
     `server_name: ${name}`,
     `listen: 127.0.0.1:${ports.client}`,
-    `max_payload: ${maxPayloadBytes}`,
-    `jetstream { store_dir: ${JSON.stringify(storeDir)} }`,
+    `max_payload: ${options.maxPayloadBytes ?? testMaxPayloadBytes}`,
+    `jetstream { store_dir: ${JSON.stringify(storeDir)}${options.maxMemoryStore === undefined ? '' : `, max_memory_store: ${options.maxMemoryStore}`} }`,
   ];
   if (ports.cluster !== undefined) {
     const routeUrls = routes.map((port) => `nats-route://127.0.0.1:${port}`);
@@ -162,7 +164,7 @@ export class NatsCluster {
     let lastError: unknown;
     for (let attempt = 0; attempt < startAttempts; attempt++) {
       const dir = await makeTempDir('kstore-nats-');
-      const cluster = await NatsCluster.#configure(size, dir, options.maxPayloadBytes ?? testMaxPayloadBytes);
+      const cluster = await NatsCluster.#configure(size, dir, options);
       try {
         await Promise.all(cluster.servers.map((server) => server.start()));
         if (size > 1) await cluster.waitForRoutes();
@@ -177,7 +179,7 @@ export class NatsCluster {
     throw lastError;
   }
 
-  static async #configure(size: number, dir: TempDir, maxPayloadBytes: number): Promise<NatsCluster> {
+  static async #configure(size: number, dir: TempDir, options: NatsClusterOptions): Promise<NatsCluster> {
     const ports: ServerPorts[] = [];
     const taken = new Set<number>();
     const pick = async (): Promise<number> => {
@@ -197,7 +199,7 @@ export class NatsCluster {
       await mkdir(path.join(serverDir, 'jetstream'), { recursive: true });
       const routes = ports.filter((_, other) => other !== position).map((other) => other.cluster).filter((port): port is number => port !== undefined);
       const configFile = path.join(serverDir, 'nats.conf');
-      await writeFile(configFile, configText(name, serverPorts, path.join(serverDir, 'jetstream'), routes, 'kstore-test', maxPayloadBytes));
+      await writeFile(configFile, configText(name, serverPorts, path.join(serverDir, 'jetstream'), routes, 'kstore-test', options));
       servers.push(new NatsServerProcess(name, `nats://127.0.0.1:${serverPorts.client}`, configFile));
     }
     return new NatsCluster(servers, dir);
