@@ -65,6 +65,7 @@ Flags:
   --apis <n>               API replicas (default 2; up only)
   --nats-servers <n>       nats-servers in the NATS cluster (default 3; up only, first up)
   --events-max-age <d>     max age of the change-event stream (default 5m; up only)
+  --events-storage <s>     the change-event stream's storage: auto, memory or file (default auto; up only)
   --port-base <n>          fixed ports: nats clients base+i, routes base+10+i, monitoring base+20+i,
                            API replicas base+30+i (default: free ports at every up)
   --controllers <list>     the store members' leader-only controllers (default '*'; up only), e.g.
@@ -120,6 +121,8 @@ export interface ClusterFile {
   readonly apis: readonly ApiEntry[];
   readonly kubeconfig: string | undefined;
   readonly eventsMaxAge: string;
+  /** --events-storage of the store members (absent in files of earlier versions: 'auto'). */
+  readonly eventsStorage?: string;
   /** --controllers of the store members (absent in files of earlier versions: '*'). */
   readonly controllers?: string;
   /** Whether the API replicas accept bootstrap tokens (files of earlier versions; now in apiAuthArgs). */
@@ -145,6 +148,7 @@ interface UpFlags {
   readonly apis: number;
   readonly natsServers: number;
   readonly eventsMaxAge: string;
+  readonly eventsStorage: string;
   readonly portBase: number | undefined;
   readonly controllers: string;
   readonly featureGates: string;
@@ -174,6 +178,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
       apis: { type: 'string', default: '2' },
       'nats-servers': { type: 'string', default: '3' },
       'events-max-age': { type: 'string', default: '5m' },
+      'events-storage': { type: 'string', default: 'auto' },
       'port-base': { type: 'string' },
       controllers: { type: 'string', default: '*' },
       ...authFlagOptions,
@@ -193,6 +198,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
   parseAuthFlags(values);
   if (values['quota-backend-bytes'] !== '') parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes');
   if (values['storage-reserve-bytes'] !== '') parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes');
+  if (!['auto', 'memory', 'file'].includes(values['events-storage'])) throw new Error(`--events-storage must be auto, memory or file, got ${values['events-storage']}`);
   const portBase = values['port-base'] === undefined ? undefined : Number(values['port-base']);
   if (portBase !== undefined && (!Number.isInteger(portBase) || portBase < 1024 || portBase > 65000)) throw new Error('--port-base must be an integer 1024..65000');
   return {
@@ -200,6 +206,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
     up: {
       dataDir: path.resolve(values['data-dir']), stores: positiveInt(values.stores, '--stores', 1), apis: positiveInt(values.apis, '--apis', 0),
       natsServers: positiveInt(values['nats-servers'], '--nats-servers', 1), eventsMaxAge: values['events-max-age'], portBase,
+      eventsStorage: values['events-storage'],
       controllers: values.controllers, featureGates: values['feature-gates'],
       watchBookmarkInterval: values['watch-bookmark-interval'], apiAuthArgs: authFlagArguments(values),
       quotaBackendBytes: values['quota-backend-bytes'], storageReserveBytes: values['storage-reserve-bytes'],
@@ -508,9 +515,9 @@ export function kubeconfigDocument(apis: readonly Pick<ApiEntry, 'name' | 'url'>
 }
 
 /** The command line of a store member `up` starts (also when it restarts a dead one). */
-function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; controllers: string; rootCaFile: string; caKeyFile: string; serviceAccountKeyFile: string; quotaBackendBytes: string; storageReserveBytes: string }): string[] {
+function storeCommand(member: { id: string; storeIds: readonly string[]; natsUrls: readonly string[]; dataDir: string; cluster: string; group: string; eventsMaxAge: string; eventsStorage: string; controllers: string; rootCaFile: string; caKeyFile: string; serviceAccountKeyFile: string; quotaBackendBytes: string; storageReserveBytes: string }): string[] {
   return [...kstoreNodeArgs(), kstoreExecutable, 'store', '--id', member.id, '--peers', member.storeIds.join(','), '--nats', member.natsUrls.join(','),
-    '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge, '--controllers', member.controllers,
+    '--data-dir', member.dataDir, '--cluster', member.cluster, '--group', member.group, '--events-max-age', member.eventsMaxAge, '--events-storage', member.eventsStorage, '--controllers', member.controllers,
     '--root-ca-file', member.rootCaFile, '--cluster-signing-cert-file', member.rootCaFile, '--cluster-signing-key-file', member.caKeyFile,
     '--service-account-private-key-file', member.serviceAccountKeyFile,
     ...(member.quotaBackendBytes === '' ? [] : ['--quota-backend-bytes', member.quotaBackendBytes]),
@@ -619,7 +626,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
   const write = async (): Promise<ClusterFile> => {
     const file: ClusterFile = {
       cluster: clusterName, group: groupName, dataDir, natsUrls: nats.map((server) => server.url), nats, stores, apis, kubeconfig,
-      eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, featureGates: flags.featureGates,
+      eventsMaxAge: flags.eventsMaxAge, eventsStorage: flags.eventsStorage, controllers: flags.controllers, featureGates: flags.featureGates,
       watchBookmarkInterval: flags.watchBookmarkInterval, apiAuthArgs: flags.apiAuthArgs,
       quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes, versions,
       startedAt: new Date().toISOString(),
@@ -674,7 +681,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, controllers: flags.controllers, rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, eventsStorage: flags.eventsStorage, controllers: flags.controllers, rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log);
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, supervised: true, dataDir: memberDir, log });
       await write();
@@ -753,7 +760,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       // A store whose supervisor was SIGKILLed may still run: two processes on one Raft log must never be.
       await stopPids([{ name: `store ${store.id}`, pid: store.pid }]);
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, controllers: file.controllers ?? '*', rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, eventsStorage: file.eventsStorage ?? 'auto', controllers: file.controllers ?? '*', rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log);
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
       restarted.push(`store ${store.id} (supervisor pid ${pid})`);

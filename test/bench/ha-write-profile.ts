@@ -26,7 +26,8 @@
 // with test/bench/cpuprofile-summary.ts) --strace --strace-ms 5000 --idle-ms 5000 --data-dir DIR
 // (default: a temporary directory, removed at the end) --events-replicas N (an experiment: after `up`, set
 // the change-event stream's replicas to N, e.g. 1, to see what JetStream's R3 costs; the
-// publisher keeps an existing stream's replicas).
+// publisher keeps an existing stream's replicas) --events-storage S (`cluster up`'s flag: auto,
+// memory or file).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFile, readdir, readlink } from 'node:fs/promises';
@@ -56,6 +57,7 @@ const { values: flags } = parseArgs({
     'strace-ms': { type: 'string', default: '5000' },
     'idle-ms': { type: 'string', default: '5000' },
     'events-replicas': { type: 'string' },
+    'events-storage': { type: 'string' },
     'data-dir': { type: 'string' },
   },
 });
@@ -252,7 +254,8 @@ async function main(): Promise<number> {
   };
   try {
     progress(`cluster up in ${dataDir}`);
-    const up = await kstore(['cluster', 'up', '--data-dir', dataDir, '--stores', '3', '--apis', '2']);
+    const up = await kstore(['cluster', 'up', '--data-dir', dataDir, '--stores', '3', '--apis', '2',
+      ...(flags['events-storage'] === undefined ? [] : ['--events-storage', flags['events-storage']])]);
     if (up.code !== 0) throw new Error(`kstore cluster up failed (exit ${String(up.code)}):\n${(up.stdout + up.stderr).slice(-4000)}`);
     const cluster = JSON.parse(await readFile(path.join(dataDir, 'cluster.json'), 'utf8')) as ClusterJson;
     if (flags['events-replicas'] !== undefined) {
@@ -334,7 +337,7 @@ async function main(): Promise<number> {
       benchmark: 'bench:ha-write',
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version },
-      settings: { concurrency, durationMs, warmupMs, idleMs, valueBytes, eventsReplicas: flags['events-replicas'] ?? 'as cluster up made it', cpuProfiles: flags['cpu-prof'] !== undefined },
+      settings: { concurrency, durationMs, warmupMs, idleMs, valueBytes, eventsReplicas: flags['events-replicas'] ?? 'as cluster up made it', eventsStorage: flags['events-storage'] ?? 'auto', cpuProfiles: flags['cpu-prof'] !== undefined },
       load, writes,
       serverCpuMsPerWrite: perWrite(serverCpu),
       followerMessagesPerWrite,
