@@ -7,6 +7,7 @@
 //   part and the main thread apart from the others; the machine's CPU from /proc/stat (what
 //   other processes used meanwhile); and how well the Raft hop batched (NATS messages a follower
 //   received per write: CPU per write rises with it);
+// - the change-event stream's messages per write (its last sequence from /jsz);
 // - NATS messages per write: each nats-server's /varz in_msgs/out_msgs deltas (a message counts
 //   once on every server it passes), and per kstore process the messages it published and was
 //   delivered (the server's /connz entries, matched to processes by their sockets' ports);
@@ -138,6 +139,18 @@ async function varz(monitorUrl: string): Promise<VarzCounters> {
   return { inMsgs: Number(body.in_msgs), outMsgs: Number(body.out_msgs), inBytes: Number(body.in_bytes), outBytes: Number(body.out_bytes) };
 }
 
+/** The change-event stream's last sequence as a nats-server's /jsz reports it (0 when it has none). */
+async function streamLastSeq(monitorUrl: string): Promise<number> {
+  const body = await getJson(`${monitorUrl}/jsz?streams=true`);
+  const accounts = (body.account_details ?? []) as readonly { stream_detail?: readonly { name: string; state?: { last_seq?: number } }[] }[];
+  for (const account of accounts) {
+    for (const stream of account.stream_detail ?? []) {
+      if (stream.name.startsWith('KSTORE_EVENTS_')) return Number(stream.state?.last_seq ?? 0);
+    }
+  }
+  return 0;
+}
+
 interface ConnzEntry { readonly port: number; readonly name: string; readonly inMsgs: number; readonly outMsgs: number; readonly inBytes: number; readonly outBytes: number }
 
 async function connz(monitorUrl: string): Promise<ConnzEntry[]> {
@@ -178,6 +191,8 @@ interface Snapshot {
   /** per kstore process: NATS messages/bytes it published (connz in) and was delivered (connz out). */
   readonly conns: Map<string, VarzCounters>;
   readonly loadCpuMs: number;
+  /** The change-event stream's last sequence (messages published so far). */
+  readonly streamLastSeq: number;
 }
 
 async function snapshot(processes: readonly Measured[], portsOf: Map<string, Set<number>>): Promise<Snapshot> {
@@ -204,7 +219,9 @@ async function snapshot(processes: readonly Measured[], portsOf: Map<string, Set
       }
     }
   }
-  return { machine, cpu, systemCpu, threads, varz: varzByServer, conns, loadCpuMs };
+  const firstNats = processes.find((entry) => entry.kind === 'nats');
+  const lastSeq = firstNats === undefined ? 0 : await streamLastSeq(firstNats.monitorUrl!);
+  return { machine, cpu, systemCpu, threads, varz: varzByServer, conns, loadCpuMs, streamLastSeq: lastSeq };
 }
 
 function configMap(name: string, value: string): Record<string, unknown> {
@@ -341,6 +358,9 @@ async function main(): Promise<number> {
       load, writes,
       serverCpuMsPerWrite: perWrite(serverCpu),
       followerMessagesPerWrite,
+      // How well the event stream batches: its messages (publishes, each replicated and
+      // delivered to every API replica) per write.
+      eventStreamMessagesPerWrite: perWrite(after!.streamLastSeq - before!.streamLastSeq),
       loadGeneratorCpuMsPerWrite: perWrite(after!.loadCpuMs - before!.loadCpuMs),
       // What else ran on the machine in the window (other users' processes; CPU the hypervisor
       // gave to other guests): CPU per write rises when the write rate falls, since batches shrink.
