@@ -144,6 +144,19 @@ function apiCode(error: unknown): number | undefined {
   return error instanceof JetStreamApiError ? error.code : undefined;
 }
 
+/**
+ * JetStream's answers to a stream that does not fit the servers' resources: insufficient
+ * resources (10023), insufficient memory (10028) or storage (10047) resources, no suitable peers
+ * for placement (10005, a cluster where no server has the room). Anything else (a JetStream
+ * leader election, a timeout) is retried as it is, still asking for memory.
+ */
+const resourceRefusalCodes: ReadonlySet<number> = new Set([10005, 10023, 10028, 10047]);
+
+function refusesMemory(error: unknown): boolean {
+  const code = apiCode(error);
+  return code !== undefined && resourceRefusalCodes.has(code);
+}
+
 /** Parses `5m`, `300s`, `1500ms`, `1h` or a bare number of seconds into milliseconds. */
 export function parseDuration(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
@@ -442,7 +455,7 @@ export class EventPublisher {
           this.#log('event stream created', { stream: this.#stream, replicas, storage: 'memory', maxBytes: memoryBytesMax, maxAgeMs: this.#maxAgeMs });
           return;
         } catch (error) {
-          if (storage === 'memory' || !(error instanceof JetStreamApiError)) throw error;
+          if (storage === 'memory' || !refusesMemory(error)) throw error;
           this.#log('event stream: the servers refused a memory stream; creating it on file', { error: errorMessage(error), code: apiCode(error) });
         }
       }

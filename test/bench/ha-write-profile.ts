@@ -28,7 +28,8 @@
 // (default: a temporary directory, removed at the end) --events-replicas N (an experiment: after `up`, set
 // the change-event stream's replicas to N, e.g. 1, to see what JetStream's R3 costs; the
 // publisher keeps an existing stream's replicas) --events-storage S (`cluster up`'s flag: auto,
-// memory or file).
+// memory or file) --load-apis N (send the load to the first N API replicas only: a replica that
+// serves none shows what following the event stream costs per write).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFile, readdir, readlink } from 'node:fs/promises';
@@ -59,6 +60,7 @@ const { values: flags } = parseArgs({
     'idle-ms': { type: 'string', default: '5000' },
     'events-replicas': { type: 'string' },
     'events-storage': { type: 'string' },
+    'load-apis': { type: 'string' },
     'data-dir': { type: 'string' },
   },
 });
@@ -298,7 +300,8 @@ async function main(): Promise<number> {
     ];
     for (const entry of processes) if (!Number.isSafeInteger(entry.pid)) throw new Error(`no pid for ${entry.name}`);
     progress(`processes: ${processes.map((entry) => `${entry.name}=${entry.pid}${entry.role === undefined ? '' : `(${entry.role})`}`).join(' ')}`);
-    clients = status.apis.map((api) => new BenchClient(api.url, credentials, concurrency));
+    const loadApis = flags['load-apis'] === undefined ? status.apis.length : positiveInteger('load-apis', flags['load-apis']);
+    clients = status.apis.slice(0, loadApis).map((api) => new BenchClient(api.url, credentials, concurrency));
     const namespace = await clients[0]!.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-ha' } });
     if (namespace.status !== 201 && namespace.status !== 409) throw new Error(`create namespace: HTTP ${namespace.status}`);
     const portsOf = new Map<string, Set<number>>();
@@ -354,7 +357,7 @@ async function main(): Promise<number> {
       benchmark: 'bench:ha-write',
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version },
-      settings: { concurrency, durationMs, warmupMs, idleMs, valueBytes, eventsReplicas: flags['events-replicas'] ?? 'as cluster up made it', eventsStorage: flags['events-storage'] ?? 'auto', cpuProfiles: flags['cpu-prof'] !== undefined },
+      settings: { concurrency, durationMs, warmupMs, idleMs, valueBytes, eventsReplicas: flags['events-replicas'] ?? 'as cluster up made it', eventsStorage: flags['events-storage'] ?? 'auto', loadApis: flags['load-apis'] ?? 'all', cpuProfiles: flags['cpu-prof'] !== undefined },
       load, writes,
       serverCpuMsPerWrite: perWrite(serverCpu),
       followerMessagesPerWrite,

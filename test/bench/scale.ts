@@ -33,7 +33,7 @@
 // snapshot there on SIGUSR2 through --heapsnapshot-signal; for docs/memory-and-restart.md; the
 // RSS figures are taken before it) --data-dir DIR (an empty directory to use and keep, e.g. to
 // profile a restart of it afterwards; default a temporary one, removed). Use a smaller
-// --objects while developing.
+// --objects while developing. --events-storage S: `cluster up`'s flag (auto, memory or file).
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -61,6 +61,7 @@ const { values: flags } = parseArgs({
     'heap-snapshot': { type: 'string' },
     'data-dir': { type: 'string' },
     target: { type: 'string', default: 'server' },
+    'events-storage': { type: 'string' },
   },
 });
 
@@ -440,7 +441,8 @@ async function runCluster(): Promise<void> {
   process.once('exit', onExit);
   try {
     // Every kstore process `up` starts inherits NODE_OPTIONS: an inspector on a free loopback port.
-    const up = await runKstore(['cluster', 'up', '--data-dir', dir.path, '--stores', '3', '--apis', '2'], { NODE_OPTIONS: '--inspect=127.0.0.1:0' });
+    const up = await runKstore(['cluster', 'up', '--data-dir', dir.path, '--stores', '3', '--apis', '2',
+      ...(flags['events-storage'] === undefined ? [] : ['--events-storage', flags['events-storage']])], { NODE_OPTIONS: '--inspect=127.0.0.1:0' });
     if (up.code !== 0) throw new Error(`kstore cluster up failed (exit ${String(up.code)}):\n${up.output.slice(-4000)}`);
     const statusRun = await runKstore(['cluster', 'status', '--data-dir', dir.path, '--json']);
     const status = JSON.parse(statusRun.stdout) as ClusterProcesses;

@@ -131,13 +131,18 @@ describe('EventPublisher: the stream\'s storage', () => {
     const state = new ClusterState({ historyEventsMax: 100, sessionsMax: 100 });
     applier(state)(createNamespace());
     const log: string[] = [];
+    const codes: number[] = [];
     const publisher = EventPublisher.start({
-      connection: on, state, isLeader: () => true, cluster: 'pub', group, log: (message) => log.push(message), ...(storage === undefined ? {} : { storage }),
+      connection: on, state, isLeader: () => true, cluster: 'pub', group, ...(storage === undefined ? {} : { storage }),
+      log: (message, fields) => {
+        log.push(message);
+        if (typeof fields?.['code'] === 'number') codes.push(fields['code']);
+      },
     });
     try {
       await waitFor(() => (publisher.stats().tail?.through ?? 0) >= state.appliedIndex() || (errorsMax > 0 && publisher.stats().errors >= errorsMax),
         { timeoutMs: 10_000, description: 'the change published (or the failures)' });
-      return { log, stats: publisher.stats() };
+      return { log, codes, stats: publisher.stats() };
     } finally {
       await publisher.stop();
     }
@@ -155,9 +160,10 @@ describe('EventPublisher: the stream\'s storage', () => {
   });
 
   it('auto: file where the server refuses a memory stream of that size', async () => {
-    const { log, stats } = await publishOnce(smallConnection, 'auto-file', 'auto');
+    const { log, codes, stats } = await publishOnce(smallConnection, 'auto-file', 'auto');
     expect(stats.messages).toBeGreaterThan(0);
     expect(log.some((line) => /refused a memory stream/.test(line))).toBe(true);
+    expect(codes.some((code) => [10005, 10023, 10028, 10047].includes(code))).toBe(true);
     const config = await configOf(smallConnection, 'auto-file');
     expect(config.storage).toBe('file');
     expect(config.max_bytes).toBe(-1);
