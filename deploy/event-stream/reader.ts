@@ -15,8 +15,8 @@
 // restarted without its store, and a publisher created it again) is noticed by its creation
 // time, checked every recreationCheckMs: the ordered consumer would otherwise wait for the old
 // sequence numbers in the new stream. The same check finds a stream whose last sequence is
-// below what the follow delivered (a memory stream whose servers all restarted: same stream,
-// its sequence started again): a gap too. The same check restarts a consumer that delivers nothing
+// below what the follow had delivered when the check asked, two checks in a row (a memory
+// stream whose servers all restarted: same stream, its sequence started again): a gap too. The same check restarts a consumer that delivers nothing
 // for two checks while the stream has newer messages (one lost with its nats-server). nats-server 2.9 silently starts an ordered consumer
 // at first_seq when the asked sequence expired; the `from` check catches that too. The same
 // check tells followCaughtUp() whether the follow had delivered the stream's last message, so
@@ -180,15 +180,21 @@ export class EventStreamReader {
         let idleChecks = 0;
         let restart = false;
         const streamCreated = created;
+        let behindChecks = 0;
         checkTimer = setInterval(() => {
+          // What had been delivered when the request left: the answer describes a later stream.
+          const deliveredAtRequest = lastSeq;
           this.#jsm.streams.info(this.stream).then((info) => {
             if (info.created !== streamCreated) {
               gap(`the event stream was recreated (created ${info.created}, was ${streamCreated})`);
               return;
             }
-            if (info.state.last_seq < lastSeq) {
-              // Its sequence started again: a memory stream whose servers all restarted.
-              gap(`the event stream lost its messages (its last sequence is ${info.state.last_seq}, this follow had read ${lastSeq})`);
+            // Its sequence started again (a memory stream whose servers all restarted) when two
+            // checks in a row find it behind: one may come from a new stream leader that has
+            // not yet applied what the old one delivered.
+            behindChecks = info.state.last_seq < deliveredAtRequest ? behindChecks + 1 : 0;
+            if (behindChecks >= 2) {
+              gap(`the event stream lost its messages (its last sequence is ${info.state.last_seq}, this follow had read ${deliveredAtRequest})`);
               return;
             }
             if (!stopped && !restart) this.#followCheck = { streamLastSeq: info.state.last_seq, deliveredSeq: lastSeq };
@@ -200,6 +206,8 @@ export class EventStreamReader {
               void current.close().catch(() => undefined);
             }
           }, (error: unknown) => {
+            // No answer (a JetStream leader election): the two checks in a row start over.
+            behindChecks = 0;
             if (isStreamNotFound(error)) gap('the event stream no longer exists (deleted, or nats-server lost its store)');
           });
         }, recreationCheckMs);
