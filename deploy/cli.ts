@@ -11,7 +11,7 @@ import { runSuperviseCommand } from './roles/supervise.ts';
 import { parseApiFlags, runApi } from './roles/api.ts';
 import { kubeconfigUsage, parseKubeconfigFlags, runKubeconfig } from './roles/kubeconfig.ts';
 import type { StoreFlags } from './roles/store.ts';
-import { parseDuration } from './event-stream/index.ts';
+import { parseDuration, parseEventsStorage } from './event-stream/index.ts';
 import { checkAdvertiseAddress } from './advertise-address.ts';
 import { parseControllersFlag } from '../actors/controllers/index.ts';
 import { legacyTokenMinter } from './legacy-token-minter.ts';
@@ -19,7 +19,7 @@ import { parseFeatureGates, parseGoDuration } from '../api/index.ts';
 import type { FeatureGates } from '../api/index.ts';
 import { authFlagOptions, authFlagsUsage, parseAuthFlags } from './auth-flags.ts';
 import type { AuthFlags } from './auth-flags.ts';
-import type { EventsReplicas, EventsStorage } from './event-stream/index.ts';
+import type { EventsReplicas } from './event-stream/index.ts';
 
 const usage = `Usage: kstore <command> [flags]
 
@@ -218,11 +218,6 @@ function parseEventsReplicas(value: string): EventsReplicas {
   const replicas = Number(value);
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) throw new Error(`--events-replicas must be auto or an integer 1..5, got ${value}`);
   return replicas;
-}
-
-function parseEventsStorage(value: string): EventsStorage {
-  if (value === 'auto' || value === 'memory' || value === 'file') return value;
-  throw new Error(`--events-storage must be auto, memory or file, got ${value}`);
 }
 
 function parseStoreFlags(args: readonly string[]): StoreFlags | undefined {

@@ -3,7 +3,7 @@
 export { eventStreamName, eventSubject, encodeBatch, decodeBatch, checkBatch, StreamBatchFormatError } from './format.ts';
 export type { StreamBatch } from './format.ts';
 export {
-  EventPublisher, autoReplicas, parseDuration, eventsMaxAgeMsDefault, eventsMemoryBytesMaxDefault, batchBytesMaxDefault, progressIntervalMsDefault,
+  EventPublisher, autoReplicas, parseDuration, parseEventsStorage, eventsMaxAgeMsDefault, eventsMemoryBytesMaxDefault, batchBytesMaxDefault, progressIntervalMsDefault,
   leadershipPollMs, publishTimeoutMs, duplicateWindowMs,
 } from './publisher.ts';
 export type { EventPublisherOptions, EventPublisherStats, EventsReplicas, EventsStorage, PublisherLog } from './publisher.ts';

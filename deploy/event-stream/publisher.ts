@@ -157,6 +157,12 @@ function refusesMemory(error: unknown): boolean {
   return code !== undefined && resourceRefusalCodes.has(code);
 }
 
+/** Parses --events-storage's value. */
+export function parseEventsStorage(text: string): EventsStorage {
+  if (text === 'auto' || text === 'memory' || text === 'file') return text;
+  throw new Error(`--events-storage must be auto, memory or file, got ${text}`);
+}
+
 /** Parses `5m`, `300s`, `1500ms`, `1h` or a bare number of seconds into milliseconds. */
 export function parseDuration(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());

@@ -16,10 +16,11 @@
 // time, checked every recreationCheckMs: the ordered consumer would otherwise wait for the old
 // sequence numbers in the new stream. The same check finds a stream whose last sequence is
 // below what the follow had delivered when the check asked, two checks in a row (a memory
-// stream whose servers all restarted: same stream, its sequence started again): a gap too. The same check restarts a consumer that delivers nothing
-// for two checks while the stream has newer messages (one lost with its nats-server). nats-server 2.9 silently starts an ordered consumer
-// at first_seq when the asked sequence expired; the `from` check catches that too. The same
-// check tells followCaughtUp() whether the follow had delivered the stream's last message, so
+// stream whose servers all restarted: same stream, its sequence started again): a gap too.
+// The same check restarts a consumer that delivers nothing for two checks while the stream has
+// newer messages (one lost with its nats-server). nats-server 2.9 silently starts an ordered
+// consumer at first_seq when the asked sequence expired; the `from` check catches that too. The
+// same check tells followCaughtUp() whether the follow had delivered the stream's last message, so
 // the lag gauge needs no stream request of its own while the follow keeps up.
 // Must not: buffer without bound (the ordered consumer's pull window bounds what is in
 // flight; onBatch runs synchronously per message).

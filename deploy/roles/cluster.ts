@@ -20,7 +20,7 @@ import type { Pki } from '../pki.ts';
 import { storeSubjects } from '../../raft/node/index.ts';
 import type { MemberStatus, MemberStorageReport } from '../../raft/node/index.ts';
 import { parseByteSize } from '../storage-quota.ts';
-import { parseDuration } from '../event-stream/index.ts';
+import { parseDuration, parseEventsStorage } from '../event-stream/index.ts';
 import { authFlagArguments, authFlagOptions, parseAuthFlags } from '../auth-flags.ts';
 import { ensureServiceAccountKey, serviceAccountIssuerDefault } from '../service-account-key.ts';
 import type { ServiceAccountKeyPaths } from '../service-account-key.ts';
@@ -198,7 +198,7 @@ export function parseClusterArgs(args: readonly string[]): { sub: 'up' | 'down' 
   parseAuthFlags(values);
   if (values['quota-backend-bytes'] !== '') parseByteSize(values['quota-backend-bytes'], '--quota-backend-bytes');
   if (values['storage-reserve-bytes'] !== '') parseByteSize(values['storage-reserve-bytes'], '--storage-reserve-bytes');
-  if (!['auto', 'memory', 'file'].includes(values['events-storage'])) throw new Error(`--events-storage must be auto, memory or file, got ${values['events-storage']}`);
+  parseEventsStorage(values['events-storage']);
   const portBase = values['port-base'] === undefined ? undefined : Number(values['port-base']);
   if (portBase !== undefined && (!Number.isInteger(portBase) || portBase < 1024 || portBase > 65000)) throw new Error('--port-base must be an integer 1024..65000');
   return {
