@@ -25,20 +25,23 @@ import { authFlagArguments, authFlagOptions, parseAuthFlags } from '../auth-flag
 import { ensureServiceAccountKey, serviceAccountIssuerDefault } from '../service-account-key.ts';
 import type { ServiceAccountKeyPaths } from '../service-account-key.ts';
 import { kstoreInstallRoot } from '../install-root.ts';
+import { colocatedNodeFlags } from '../node-flags.ts';
 import { storeFailedExitCode } from './store.ts';
 
 const installRoot = kstoreInstallRoot(import.meta.url);
 const kstoreExecutable = path.join(installRoot, 'deploy', 'kstore.mjs');
 /**
- * Node flags for the kstore processes `up` starts: with KSTORE_CPU_PROFILE_DIR set (a developer
- * knob, used by `npm run bench:api -- --cpu-prof DIR`) each writes a V8 CPU profile there when it
- * exits (`cluster down` stops them with SIGTERM, so they do). KSTORE_NODE_FLAGS (another developer
- * knob, for experiments with V8's options) adds its space-separated flags.
+ * Node flags for the kstore processes `up` starts: colocatedNodeFlags (deploy/node-flags.ts: they
+ * share this machine's cores); with KSTORE_CPU_PROFILE_DIR set (a developer knob, used by `npm run
+ * bench:api -- --cpu-prof DIR`) each writes a V8 CPU profile there when it exits (`cluster down`
+ * stops them with SIGTERM, so they do). KSTORE_NODE_FLAGS (another developer knob, for experiments
+ * with V8's options) adds its space-separated flags after them (a later flag wins:
+ * `--no-single-threaded-gc` undoes the default).
  */
 function kstoreNodeArgs(): string[] {
   const profileDir = process.env.KSTORE_CPU_PROFILE_DIR;
   const extra = (process.env.KSTORE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
-  return [...(profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), ...extra];
+  return [...colocatedNodeFlags, ...(profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), ...extra];
 }
 const natsServerExecutable = process.env.NATS_SERVER ?? 'nats-server';
 const clusterName = 'kstore';

@@ -32,7 +32,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readKubeconfig } from '../support/kube-client.ts';
 import { freePort } from '../support/free-port.ts';
-import { repoRoot } from '../support/kstore-process.ts';
+import { kstoreNodeArgs, repoRoot } from '../support/kstore-process.ts';
 import { largeCrd, largeCrdName, megabyteCrdOptions, operatorCrdOptions } from '../support/large-crd.ts';
 import type { LargeCrdOptions } from '../support/large-crd.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
@@ -106,7 +106,7 @@ interface Server {
 async function startServer(dir: TempDir): Promise<Server> {
   const port = await freePort('127.0.0.1');
   const nodeArgs = flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', path.resolve(flags['cpu-prof'])];
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(repoRoot, 'deploy', 'kstore.mjs'), 'server', '--port', String(port), '--data-dir', dir.path], {
+  const child: ChildProcess = spawn(process.execPath, [...kstoreNodeArgs('alone'), ...nodeArgs, path.join(repoRoot, 'deploy', 'kstore.mjs'), 'server', '--port', String(port), '--data-dir', dir.path], {
     cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

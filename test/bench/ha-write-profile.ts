@@ -24,7 +24,10 @@
 //
 // Flags: --concurrency 64 --duration-ms 10000 --warmup-ms 2000 --value-bytes 700
 // --cpu-prof DIR (every kstore process writes a V8 CPU profile there at `cluster down`; read them
-// with test/bench/cpuprofile-summary.ts) --strace --strace-ms 5000 --idle-ms 5000 --data-dir DIR
+// with test/bench/cpuprofile-summary.ts) --alloc-prof DIR (over the measured window, V8's sampling
+// heap profiler in every kstore process, through an inspector each opens on a loopback port,
+// keeping freed objects too: DIR/<process>.heapprofile says who ALLOCATES per write; read them
+// with test/bench/heapprofile-summary.ts; the window's CPU figures include the sampling) --strace --strace-ms 5000 --idle-ms 5000 --data-dir DIR
 // (default: a temporary directory, removed at the end) --events-replicas N (an experiment: after `up`, set
 // the change-event stream's replicas to N, e.g. 1, to see what JetStream's R3 costs; the
 // publisher keeps an existing stream's replicas) --events-storage S (`cluster up`'s flag: auto,
@@ -32,7 +35,7 @@
 // serves none shows what following the event stream costs per write).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFile, readdir, readlink } from 'node:fs/promises';
+import { mkdir, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -43,6 +46,7 @@ import { readKubeconfig } from '../support/kube-client.ts';
 import { repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { BenchClient } from './https-client.ts';
+import { startAllocationSampling } from './inspector-gc.ts';
 import { runLevel } from './load.ts';
 import { machineCpuMs, ownCpuMs, processCpuMs, threadCpuMs } from './proc-cpu.ts';
 import type { MachineCpu } from './proc-cpu.ts';
@@ -55,6 +59,7 @@ const { values: flags } = parseArgs({
     'warmup-ms': { type: 'string', default: '2000' },
     'value-bytes': { type: 'string', default: '700' },
     'cpu-prof': { type: 'string' },
+    'alloc-prof': { type: 'string' },
     strace: { type: 'boolean', default: false },
     'strace-ms': { type: 'string', default: '5000' },
     'idle-ms': { type: 'string', default: '5000' },
@@ -100,7 +105,11 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = 
 }
 
 function kstore(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = flags['cpu-prof'] === undefined ? process.env : { ...process.env, KSTORE_CPU_PROFILE_DIR: path.resolve(flags['cpu-prof']) };
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (flags['cpu-prof'] !== undefined) env.KSTORE_CPU_PROFILE_DIR = path.resolve(flags['cpu-prof']);
+  // --alloc-prof: every process `cluster up` starts inherits NODE_OPTIONS, so each opens an
+  // inspector on a free loopback port (inspector-gc.ts finds it from /proc).
+  if (flags['alloc-prof'] !== undefined) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:0`.trim();
   return run(process.execPath, [path.join(repoRoot, 'deploy', 'kstore.mjs'), ...args], env);
 }
 
@@ -316,10 +325,19 @@ async function main(): Promise<number> {
     progress(`window 1: creates at ${concurrency} clients, ${warmupMs} ms warm-up, ${durationMs} ms measured (CPU, NATS)`);
     let before: Snapshot | undefined;
     let after: Snapshot | undefined;
+    const allocationProfileDir = flags['alloc-prof'] === undefined ? undefined : path.resolve(flags['alloc-prof']);
     const load = await createLoad(clients, 'w1', durationMs, async (level) => {
       before = await snapshot(processes, portsOf);
+      const sampling = allocationProfileDir === undefined ? [] : await Promise.all(processes.filter((entry) => entry.kind !== 'nats')
+        .map(async (entry) => ({ entry, sampler: await startAllocationSampling(entry.pid) })));
       await new Promise((resolve) => setTimeout(resolve, durationMs));
       after = await snapshot(processes, portsOf);
+      if (allocationProfileDir !== undefined) {
+        await mkdir(allocationProfileDir, { recursive: true });
+        for (const { entry, sampler } of sampling) {
+          await writeFile(path.join(allocationProfileDir, `${entry.name}${entry.role === undefined ? '' : `-${entry.role}`}.heapprofile`), JSON.stringify(await sampler.stop()));
+        }
+      }
       await level;
     });
     progress(`  ${JSON.stringify(load)}`);
@@ -357,7 +375,7 @@ async function main(): Promise<number> {
       benchmark: 'bench:ha-write',
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version },
-      settings: { concurrency, durationMs, warmupMs, idleMs, valueBytes, eventsReplicas: flags['events-replicas'] ?? 'as cluster up made it', eventsStorage: flags['events-storage'] ?? 'auto', loadApis: flags['load-apis'] ?? 'all', cpuProfiles: flags['cpu-prof'] !== undefined },
+      settings: { concurrency, durationMs, warmupMs, idleMs, valueBytes, eventsReplicas: flags['events-replicas'] ?? 'as cluster up made it', eventsStorage: flags['events-storage'] ?? 'auto', loadApis: flags['load-apis'] ?? 'all', cpuProfiles: flags['cpu-prof'] !== undefined, allocationProfiles: flags['alloc-prof'] !== undefined },
       load, writes,
       serverCpuMsPerWrite: perWrite(serverCpu),
       followerMessagesPerWrite,

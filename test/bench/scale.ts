@@ -41,7 +41,7 @@ import { parseArgs } from 'node:util';
 import { httpsRequest, readKubeconfig } from '../support/kube-client.ts';
 import type { KubeconfigCredentials } from '../support/kube-client.ts';
 import { freePort } from '../support/free-port.ts';
-import { repoRoot } from '../support/kstore-process.ts';
+import { kstoreNodeArgs, repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { BenchClient } from './https-client.ts';
@@ -135,7 +135,7 @@ interface Server {
 
 async function startServer(dataDir: string, port: number, nodeFlags: readonly string[]): Promise<{ server: Server; spawnedAt: number }> {
   const spawnedAt = now();
-  const child = spawn(process.execPath, [...nodeFlags, path.join(repoRoot, 'deploy', 'kstore.mjs'), 'server', '--port', String(port), '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...kstoreNodeArgs('alone'), ...nodeFlags, path.join(repoRoot, 'deploy', 'kstore.mjs'), 'server', '--port', String(port), '--data-dir', dataDir], {
     cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

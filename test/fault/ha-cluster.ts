@@ -14,7 +14,7 @@ import { ensurePki } from '../../deploy/pki.ts';
 import { freePort } from '../support/free-port.ts';
 import { httpsRequest } from '../support/kube-client.ts';
 import type { Credentials } from '../support/kube-client.ts';
-import { repoRoot } from '../support/kstore-process.ts';
+import { kstoreNodeArgs, repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -68,7 +68,7 @@ export class ApiProcess {
     if (!this.#exited) throw new Error(`api replica ${this.options.name} is already running`);
     const port = await freePort();
     const { options } = this;
-    const args = [kstoreExecutable, 'api', '--nats', options.natsUrls.join(','), '--port', String(port), '--bind-address', '127.0.0.1',
+    const args = [...kstoreNodeArgs('colocated'), kstoreExecutable, 'api', '--nats', options.natsUrls.join(','), '--port', String(port), '--bind-address', '127.0.0.1',
       '--cluster', options.cluster, '--tls-cert-file', options.certFile, '--tls-private-key-file', options.keyFile,
       '--client-ca-file', options.clientCaFile];
     const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -18,7 +18,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { StoreClient } from '../../deploy/store-client.ts';
 import { connectNats } from '../../raft/index.ts';
 import type { MemberStatus } from '../../raft/index.ts';
-import { repoRoot } from '../support/kstore-process.ts';
+import { kstoreNodeArgs, repoRoot } from '../support/kstore-process.ts';
 import { NatsCluster } from '../support/nats-server.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import type { TempDir } from '../support/temp-dir.ts';
@@ -97,7 +97,7 @@ export class StoreProcess {
   async start(): Promise<void> {
     if (!this.#exited) throw new Error(`store member ${this.id} is already running`);
     const { options } = this;
-    const args = [...(options.nodeArgs ?? []), kstoreExecutable, 'store', '--id', options.id, '--peers', options.peers.join(','),
+    const args = [...kstoreNodeArgs('colocated'), ...(options.nodeArgs ?? []), kstoreExecutable, 'store', '--id', options.id, '--peers', options.peers.join(','),
       '--nats', options.natsUrls.join(','), '--data-dir', options.dataDir, '--cluster', options.cluster];
     if (options.tickMs !== undefined) args.push('--tick-ms', String(options.tickMs));
     args.push(...(options.storeArgs ?? []));

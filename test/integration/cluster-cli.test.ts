@@ -4,11 +4,12 @@
 // on the same dir keeps the data. afterAll runs `cluster down` and SIGKILLs any pid left in
 // cluster.json.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki } from '../../deploy/pki.ts';
+import { colocatedNodeFlags } from '../../deploy/node-flags.ts';
 import { pidAlive } from '../../deploy/roles/cluster.ts';
 import type { ClusterFile, ClusterStatus } from '../../deploy/roles/cluster.ts';
 import { runKstoreCli } from '../support/kstore-cli.ts';
@@ -25,6 +26,19 @@ const apis = apiRoleLanded ? 2 : 0;
 
 const run = runKstoreCli;
 
+
+/** A process's command line (argv), from /proc. */
+function commandLineOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
+}
+
+/** The processes whose parent is `pid` (a supervisor's store member). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
+  });
+}
 
 function pidsOf(file: ClusterFile): number[] {
   return [...file.apis.map((a) => a.pid), ...file.stores.map((s) => s.pid), ...file.nats.map((n) => n.pid)].filter((pid): pid is number => pid !== undefined);
@@ -64,6 +78,14 @@ describe('kstore cluster up|status|down', () => {
     expect(first.stores.map((s) => s.id)).toEqual(['s1', 's2', 's3']);
     expect(first.apis).toHaveLength(apis);
     for (const pid of pidsOf(first)) expect(pidAlive(pid)).toBe(true);
+    // Every store member (the child of its supervisor) and API replica runs with the node flags of
+    // processes that share a machine.
+    const members = first.stores.flatMap((s) => childrenOf(s.pid!));
+    expect(members).toHaveLength(3);
+    for (const pid of [...members, ...first.apis.map((a) => a.pid!)]) {
+      const argv = commandLineOf(pid);
+      expect(argv.slice(1, 1 + colocatedNodeFlags.length), argv.join(' ')).toEqual(colocatedNodeFlags);
+    }
 
     // A second up on a live cluster refuses and starts nothing.
     const refused = await run(['cluster', 'up', '--data-dir', dir.path, '--apis', String(apis)]);

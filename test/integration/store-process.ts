@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../support/kstore-process.ts';
+import { kstoreNodeArgs, repoRoot } from '../support/kstore-process.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const kstoreExecutable = path.join(repoRoot, 'deploy', 'kstore.mjs');
@@ -53,7 +53,7 @@ export class StoreMemberProcess {
   async start(): Promise<void> {
     if (!this.#exited) throw new Error(`store member ${this.id} is already running`);
     const { options } = this;
-    const args = [kstoreExecutable, 'store', '--id', options.id, '--peers', options.peers.join(','), '--nats', options.natsUrls.join(','),
+    const args = [...kstoreNodeArgs('colocated'), kstoreExecutable, 'store', '--id', options.id, '--peers', options.peers.join(','), '--nats', options.natsUrls.join(','),
       '--data-dir', options.dataDir, '--cluster', options.cluster];
     if (options.tickMs !== undefined) args.push('--tick-ms', String(options.tickMs));
     const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -6,11 +6,22 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { colocatedNodeFlags } from '../../deploy/node-flags.ts';
 import { freePort } from './free-port.ts';
 import { waitFor } from './wait-for.ts';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const kstoreExecutable = path.join(repoRoot, 'deploy', 'kstore.mjs');
+
+/**
+ * Node's arguments before the kstore executable for a process a test or benchmark starts: for
+ * `colocated` members of a cluster on this machine (store members, API replicas) the flags
+ * `kstore cluster up` gives them (deploy/node-flags.ts), for `kstore server` none; then
+ * KSTORE_NODE_FLAGS's space-separated ones (a developer knob, as for `cluster up`; a later flag wins).
+ */
+export function kstoreNodeArgs(colocated: 'colocated' | 'alone'): string[] {
+  return [...(colocated === 'colocated' ? colocatedNodeFlags : []), ...(process.env.KSTORE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '')];
+}
 
 export interface KstoreStartOptions {
   readonly dataDir: string;
@@ -110,13 +121,13 @@ export class KstoreProcess {
   }
 
   private static async startOn(options: KstoreStartOptions, port: number): Promise<KstoreProcess> {
-    const args = [kstoreExecutable, 'server', '--port', String(port), '--data-dir', options.dataDir];
+    const args = [...kstoreNodeArgs('alone'), kstoreExecutable, 'server', '--port', String(port), '--data-dir', options.dataDir];
     if (options.bindAddress !== undefined) args.push('--bind-address', options.bindAddress);
     for (const san of options.tlsSans ?? []) args.push('--tls-san', san);
     args.push(...(options.extraArgs ?? []));
     const state = launch(args);
     const describe = (): string =>
-      `kstore server ${args.slice(1).join(' ')} (pid ${state.child.pid ?? '?'}) output:\n${state.combined}`;
+      `kstore server ${args.slice(args.indexOf(kstoreExecutable) + 2).join(' ')} (pid ${state.child.pid ?? '?'}) output:\n${state.combined}`;
     const fail = async (message: string): Promise<never> => {
       state.child.kill('SIGKILL');
       await awaitExit(state, 10_000, 'the failed kstore server to exit').catch(() => undefined);
