@@ -41,13 +41,26 @@ export class StreamBatchFormatError extends Error {
   }
 }
 
-const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
 
 /** Builds a message body from events already serialised one by one (the publisher sizes them). */
 export function encodeSerialised(from: number, through: number, eventTexts: readonly string[], reset = false): Uint8Array {
-  return textEncoder.encode(`{"from":${from},"through":${through},"events":[${eventTexts.join(',')}]${reset ? ',"reset":true' : ''}}`);
+  // Written into one buffer of the exact size: no joined copy of the texts, no flattened one to
+  // encode (the leader's publisher runs this for every message, ~13 KB at 64 clients).
+  const head = `{"from":${from},"through":${through},"events":[`;
+  const tail = reset ? '],"reset":true}' : ']}';
+  let bytes = head.length + tail.length + Math.max(0, eventTexts.length - 1);
+  for (const text of eventTexts) bytes += Buffer.byteLength(text, 'utf8');
+  const body = Buffer.allocUnsafe(bytes);
+  let at = body.write(head, 0, 'latin1');
+  for (let index = 0; index < eventTexts.length; index++) {
+    if (index > 0) body[at++] = 0x2c; // ','
+    at += body.write(eventTexts[index]!, at, 'utf8');
+  }
+  at += body.write(tail, at, 'latin1');
+  if (at !== bytes) throw new Error(`event stream message: wrote ${at} of ${bytes} bytes`);
+  return body;
 }
 
 export function encodeBatch(batch: StreamBatch): Uint8Array {

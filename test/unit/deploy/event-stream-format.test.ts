@@ -30,6 +30,20 @@ describe('event stream format', () => {
     expect(new TextDecoder().decode(encodeBatch(batches[1]!))).toBe('{"from":3,"through":9,"events":[]}');
   });
 
+  it('writes the bytes of the JSON text, multi-byte characters and resets included', () => {
+    const named = (revision: number, name: string): ChangeEvent => ({ ...event(revision, name), object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { text: 'grüße, 東京, 🚀' } } as ChangeEvent['object'] });
+    const batches: StreamBatch[] = [
+      { from: 0, through: 2, events: [named(1, 'é'), named(2, 'x')] },
+      { from: 2, through: 3, events: [named(3, 'only')] },
+      { from: 5, through: 8, events: [], reset: true },
+    ];
+    for (const batch of batches) {
+      const text = `{"from":${batch.from},"through":${batch.through},"events":[${batch.events.map((change) => JSON.stringify(change)).join(',')}]${batch.reset === true ? ',"reset":true' : ''}}`;
+      expect(Buffer.from(encodeBatch(batch)).equals(Buffer.from(encoder.encode(text)))).toBe(true);
+      expect(decodeBatch(encodeBatch(batch))).toEqual(batch);
+    }
+  });
+
   it.each([
     ['not JSON', '{"from":'],
     ['not a JSON object', '[]'],
