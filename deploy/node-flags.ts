@@ -1,7 +1,8 @@
-// Owns: the node (V8) flags for kstore processes that share one machine's cores with the other
-// members of their cluster: the store members and API replicas `kstore cluster up` starts (and
-// deploy/compose.yaml's, on one Docker host). V8 cannot change these once it runs (setting them
-// from inside the process aborts it at its next GC), so they go on node's command line.
+// Owns: the node (V8) flags and the allocator settings for kstore processes that share one
+// machine's cores with the other members of their cluster: the store members and API replicas
+// `kstore cluster up` starts (and deploy/compose.yaml's, on one Docker host). V8 cannot change
+// its flags once it runs (setting them from inside the process aborts it at its next GC), nor
+// glibc its allocator's settings, so they go on node's command line and in the environment.
 //
 // --single-threaded-gc: V8 does its garbage collection on the JavaScript thread instead of
 // spreading scavenges and marking over its helper threads. Eight processes on one machine's
@@ -16,3 +17,15 @@
 
 /** Flags placed before the kstore executable for a process that shares its machine with its cluster's other members. */
 export const colocatedNodeFlags: readonly string[] = ['--single-threaded-gc'];
+
+// MALLOC_ARENA_MAX=2, MALLOC_TRIM_THRESHOLD_=1048576: glibc's allocator keeps two arenas instead of
+// one per thread that ever allocated, and gives free memory at the top of its heap back above
+// 1 MiB (which also keeps large buffers, above 128 KiB, in their own mappings, unmapped when
+// freed). The memory a process frees (NATS payloads, WAL buffers, the snapshot's compression) is
+// what glibc kept of it beyond the V8 heap: with 100,000 objects (`npm run bench:scale -- --target
+// cluster`, two alternated pairs) it fell in every process of both pairs, API replicas 101–146 →
+// 38–45 B per object, followers 232–384 → 129–242, the leader 439–557 → 398–448, with no more CPU
+// per create (1.08–1.09 ms against 1.05–1.08) (docs/memory-and-restart.md, "Afternoon runs").
+
+/** Environment variables for a process that shares its machine with its cluster's other members (the user's own values win). */
+export const colocatedEnvironment: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '1048576' };

@@ -25,7 +25,7 @@ import { authFlagArguments, authFlagOptions, parseAuthFlags } from '../auth-flag
 import { ensureServiceAccountKey, serviceAccountIssuerDefault } from '../service-account-key.ts';
 import type { ServiceAccountKeyPaths } from '../service-account-key.ts';
 import { kstoreInstallRoot } from '../install-root.ts';
-import { colocatedNodeFlags } from '../node-flags.ts';
+import { colocatedEnvironment, colocatedNodeFlags } from '../node-flags.ts';
 import { storeFailedExitCode } from './store.ts';
 
 const installRoot = kstoreInstallRoot(import.meta.url);
@@ -42,6 +42,14 @@ function kstoreNodeArgs(): string[] {
   const profileDir = process.env.KSTORE_CPU_PROFILE_DIR;
   const extra = (process.env.KSTORE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
   return [...colocatedNodeFlags, ...(profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), ...extra];
+}
+/**
+ * The environment of the kstore processes `up` starts (store supervisors pass theirs on to the
+ * member): colocatedEnvironment (deploy/node-flags.ts: glibc's allocator settings for processes
+ * that share a machine) under this process's own, so a variable the user set wins.
+ */
+function kstoreEnvironment(): NodeJS.ProcessEnv {
+  return { ...colocatedEnvironment, ...process.env };
 }
 const natsServerExecutable = process.env.NATS_SERVER ?? 'nats-server';
 const clusterName = 'kstore';
@@ -288,10 +296,10 @@ async function poll<T>(what: string, timeoutMs: number, check: () => Promise<T |
   }
 }
 
-function startDetached(command: string, args: readonly string[], log: string): number {
+function startDetached(command: string, args: readonly string[], log: string, env: NodeJS.ProcessEnv = process.env): number {
   const fd = openSync(log, 'a');
   try {
-    const child = spawn(command, [...args], { detached: true, stdio: ['ignore', fd, fd], env: process.env });
+    const child = spawn(command, [...args], { detached: true, stdio: ['ignore', fd, fd], env });
     child.unref();
     if (child.pid === undefined) throw new Error(`could not start ${command}`);
     return child.pid;
@@ -684,7 +692,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       await mkdir(memberDir, { recursive: true });
       const log = path.join(logs, `store-${id}.log`);
       const from = logSize(log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, eventsStorage: flags.eventsStorage, controllers: flags.controllers, rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id, storeIds, natsUrls, dataDir: memberDir, cluster: clusterName, group: groupName, eventsMaxAge: flags.eventsMaxAge, eventsStorage: flags.eventsStorage, controllers: flags.controllers, rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: flags.quotaBackendBytes, storageReserveBytes: flags.storageReserveBytes }), log, kstoreEnvironment());
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, supervised: true, dataDir: memberDir, log });
       await write();
@@ -711,7 +719,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
         const port = await pick(base === undefined ? undefined : base + 30 + i);
         const log = path.join(logs, `api-${name}.log`);
         apiLogStarts.set(name, logSize(log));
-        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, featureGates: flags.featureGates, watchBookmarkInterval: flags.watchBookmarkInterval, authArgs: withServiceAccountArguments(flags.apiAuthArgs, await ensureServiceAccountKey(dataDir)) }), log);
+        const pid = startDetached(process.execPath, apiCommand({ name, natsUrls, port, pki, cluster: clusterName, group: groupName, featureGates: flags.featureGates, watchBookmarkInterval: flags.watchBookmarkInterval, authArgs: withServiceAccountArguments(flags.apiAuthArgs, await ensureServiceAccountKey(dataDir)) }), log, kstoreEnvironment());
         started.push({ name: `api ${name}`, pid });
         apis.push({ name, url: `https://127.0.0.1:${port}`, port, pid, log });
         await write();
@@ -763,7 +771,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       // A store whose supervisor was SIGKILLed may still run: two processes on one Raft log must never be.
       await stopPids([{ name: `store ${store.id}`, pid: store.pid }]);
       const from = logSize(store.log);
-      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, eventsStorage: file.eventsStorage ?? 'auto', controllers: file.controllers ?? '*', rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log);
+      const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, eventsStorage: file.eventsStorage ?? 'auto', controllers: file.controllers ?? '*', rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log, kstoreEnvironment());
       started.push({ name: `store ${store.id}`, pid });
       await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
       restarted.push(`store ${store.id} (supervisor pid ${pid})`);
@@ -777,7 +785,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       }
       const pki = await ensurePki(file.dataDir, []);
       const from = logSize(api.log);
-      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, featureGates: file.featureGates ?? '', watchBookmarkInterval: file.watchBookmarkInterval ?? '', authArgs: withServiceAccountArguments(apiAuthArgsOf(file), await ensureServiceAccountKey(file.dataDir)) }), api.log);
+      const pid = startDetached(process.execPath, apiCommand({ name: api.name, natsUrls, port: api.port, pki, cluster: file.cluster, group: file.group, featureGates: file.featureGates ?? '', watchBookmarkInterval: file.watchBookmarkInterval ?? '', authArgs: withServiceAccountArguments(apiAuthArgsOf(file), await ensureServiceAccountKey(file.dataDir)) }), api.log, kstoreEnvironment());
       started.push({ name: `api ${api.name}`, pid });
       await waitForLine(`api ${api.name}`, pid, api.log, from, 'kstore api ready:', apiReadyTimeoutMs);
       restarted.push(`api ${api.name} (pid ${pid})`);

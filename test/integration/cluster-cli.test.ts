@@ -9,7 +9,7 @@ import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki } from '../../deploy/pki.ts';
-import { colocatedNodeFlags } from '../../deploy/node-flags.ts';
+import { colocatedEnvironment, colocatedNodeFlags } from '../../deploy/node-flags.ts';
 import { pidAlive } from '../../deploy/roles/cluster.ts';
 import type { ClusterFile, ClusterStatus } from '../../deploy/roles/cluster.ts';
 import { runKstoreCli } from '../support/kstore-cli.ts';
@@ -78,13 +78,15 @@ describe('kstore cluster up|status|down', () => {
     expect(first.stores.map((s) => s.id)).toEqual(['s1', 's2', 's3']);
     expect(first.apis).toHaveLength(apis);
     for (const pid of pidsOf(first)) expect(pidAlive(pid)).toBe(true);
-    // Every store member (the child of its supervisor) and API replica runs with the node flags of
-    // processes that share a machine.
+    // Every store member (the child of its supervisor) and API replica runs with the node flags
+    // and environment of processes that share a machine.
     const members = first.stores.flatMap((s) => childrenOf(s.pid!));
     expect(members).toHaveLength(3);
     for (const pid of [...members, ...first.apis.map((a) => a.pid!)]) {
       const argv = commandLineOf(pid);
       expect(argv.slice(1, 1 + colocatedNodeFlags.length), argv.join(' ')).toEqual(colocatedNodeFlags);
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      for (const [name, value] of Object.entries(colocatedEnvironment)) expect(environment, name).toContain(`${name}=${process.env[name] ?? value}`);
     }
 
     // A second up on a live cluster refuses and starts nothing.

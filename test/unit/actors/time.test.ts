@@ -65,7 +65,7 @@ describe('rfc3339ToMillis', () => {
   it('agrees with the regular expression version on 20,000 generated and mutated strings', () => {
     const next = random(16);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-    const digits = '0123456789';
+    const digits = [...'0123456789'];
     let valid = 0;
     for (let n = 0; n < 20_000; n++) {
       const year = 100 + Math.floor(next() * 9900);

@@ -2,13 +2,15 @@
 // well-formed and their selectors (workloads, Services, PodDisruptionBudgets) match pod
 // labels; every `kstore` command line in compose, manifests and systemd units uses only flags
 // that `kstore --help` documents for that command; NATS configs pass `nats-server -t`; and
-// `docker compose config` accepts compose.yaml where docker compose exists (skipped otherwise).
+// `docker compose config` accepts compose.yaml where docker compose exists (skipped otherwise);
+// compose's stores and API replicas get the node flags and environment of co-located processes.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { colocatedEnvironment, colocatedNodeFlags } from '../../../deploy/node-flags.ts';
 import { kubeconfigDocument, natsConfigText, parseClusterArgs } from '../../../deploy/roles/cluster.ts';
 import { repoRoot } from '../../support/kstore-process.ts';
 
@@ -157,6 +159,15 @@ describe('deploy artefacts', () => {
     }
     const volumes = Object.keys(obj(composeFile().volumes));
     for (const name of ['nats1', 'store1', 'pki']) expect(volumes).toContain(name);
+  });
+
+  it('compose runs its stores and API replicas as `cluster up` does processes that share a machine', () => {
+    const services = obj(composeFile().services);
+    for (const name of ['store1', 'store2', 'store3', 'api1', 'api2']) {
+      const service = obj(services[name]);
+      expect(service.entrypoint, name).toEqual(['node', ...colocatedNodeFlags, 'deploy/kstore.mjs']);
+      expect(service.environment, name).toMatchObject(colocatedEnvironment);
+    }
   });
 
   it('cluster CLI parses its documented flags', () => {
