@@ -107,4 +107,33 @@ describe('stored records share what objects have in common', () => {
     expect(lifecycle('c', restored)).toEqual(lifecycle('c', state));
     expect(Buffer.from(restored.snapshot()).equals(Buffer.from(bytes))).toBe(true);
   });
+  it('shares a subtree exactly when its canonical text, without the closing bracket, is at most 160 characters', () => {
+    // The canonical text as the interner defines it: strings and keys length-prefixed, numbers
+    // `n<value>`, a child's text then a comma.
+    const canonical = (value: unknown): string => {
+      if (typeof value === 'string') return `${value.length}'${value}`;
+      if (typeof value === 'number') return `n${value}`;
+      if (Array.isArray(value)) return `[${value.map((item) => `${canonical(item)},`).join('')}]`;
+      return `{${Object.entries(value as Record<string, unknown>).map(([key, item]) => `${key.length}:${key}=${canonical(item)},`).join('')}}`;
+    };
+    let sharedSeen = 0;
+    let unsharedSeen = 0;
+    for (let filler = 30; filler <= 64; filler++) {
+      for (const shape of ['object', 'array'] as const) {
+        const make = (): unknown => (shape === 'object'
+          ? { a: 'x'.repeat(60), bb: 7, c: ['y'.repeat(20)], d: 'z'.repeat(filler) }
+          : ['x'.repeat(60), 7, 'y'.repeat(24), 'z'.repeat(filler)]);
+        const interner = new JsonInterner();
+        const first = interner.compactFrozen({ wrap: make() });
+        const second = interner.compactFrozen({ wrap: make() });
+        const prefixLength = canonical(make()).length - 1;
+        const shared = second.wrap === first.wrap;
+        expect(shared, `${shape} with a text of ${prefixLength} characters`).toBe(prefixLength <= 160);
+        if (shared) sharedSeen += 1;
+        else unsharedSeen += 1;
+      }
+    }
+    expect(sharedSeen).toBeGreaterThan(0);
+    expect(unsharedSeen).toBeGreaterThan(0);
+  });
 });
