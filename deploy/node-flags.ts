@@ -15,8 +15,19 @@
 // (the systemd units, the Kubernetes manifests), keeps V8's default (docs/ha-write-cost.md,
 // "V8's garbage collection on one thread").
 
+// --min-semi-space-size=16: the young generation starts, and stays, at V8's largest default size
+// (two 16 MB semi-spaces) instead of starting at 1 MB and being resized as V8 sees fit. On the Raft
+// leader under load the default sizing went with a full (mark-compact) GC every ~0.5 s, 20–24 in an
+// 8 s window against 8–10 on a follower, each freeing a few MB: short-lived objects (the proposals
+// in flight, the replies, the event stream's texts) outlived a small young generation and died in
+// the old one. With it the leader did 1–2: `npm run bench:ha-write` at 64 clients, three runs
+// each, 1.06–1.18 → 0.93–0.95 ms of the cluster's CPU per write (the leader 0.23–0.26 → 0.18),
+// 1,425–1,585 → 1,698–1,755 writes/s, p99 106–115 → 82–87 ms (docs/ha-write-cost.md, "The
+// leader's full GCs"). It costs each process up to 32 MB of young generation while idle;
+// `kstore server` showed no difference with it and keeps the default.
+
 /** Flags placed before the kstore executable for a process that shares its machine with its cluster's other members. */
-export const colocatedNodeFlags: readonly string[] = ['--single-threaded-gc'];
+export const colocatedNodeFlags: readonly string[] = ['--single-threaded-gc', '--min-semi-space-size=16'];
 
 // MALLOC_ARENA_MAX=2, MALLOC_TRIM_THRESHOLD_=1048576: glibc's allocator keeps two arenas instead of
 // one per thread that ever allocated, and gives free memory at the top of its heap back above

@@ -27,7 +27,8 @@
 // with test/bench/cpuprofile-summary.ts) --alloc-prof DIR (over the measured window, V8's sampling
 // heap profiler in every kstore process, through an inspector each opens on a loopback port,
 // keeping freed objects too: DIR/<process>.heapprofile says who ALLOCATES per write; read them
-// with test/bench/heapprofile-summary.ts; the window's CPU figures include the sampling) --strace --strace-ms 5000 --idle-ms 5000 --data-dir DIR
+// with test/bench/heapprofile-summary.ts; the window's CPU figures include the sampling;
+// --alloc-survivors keeps only what outlived a scavenge: what the young generation promoted) --strace --strace-ms 5000 --idle-ms 5000 --data-dir DIR
 // (default: a temporary directory, removed at the end) --events-replicas N (an experiment: after `up`, set
 // the change-event stream's replicas to N, e.g. 1, to see what JetStream's R3 costs; the
 // publisher keeps an existing stream's replicas) --events-storage S (`cluster up`'s flag: auto,
@@ -60,6 +61,7 @@ const { values: flags } = parseArgs({
     'value-bytes': { type: 'string', default: '700' },
     'cpu-prof': { type: 'string' },
     'alloc-prof': { type: 'string' },
+    'alloc-survivors': { type: 'boolean', default: false },
     strace: { type: 'boolean', default: false },
     'strace-ms': { type: 'string', default: '5000' },
     'idle-ms': { type: 'string', default: '5000' },
@@ -329,7 +331,7 @@ async function main(): Promise<number> {
     const load = await createLoad(clients, 'w1', durationMs, async (level) => {
       before = await snapshot(processes, portsOf);
       const sampling = allocationProfileDir === undefined ? [] : await Promise.all(processes.filter((entry) => entry.kind !== 'nats')
-        .map(async (entry) => ({ entry, sampler: await startAllocationSampling(entry.pid) })));
+        .map(async (entry) => ({ entry, sampler: await startAllocationSampling(entry.pid, { survivorsOnly: flags['alloc-survivors'] }) })));
       await new Promise((resolve) => setTimeout(resolve, durationMs));
       after = await snapshot(processes, portsOf);
       if (allocationProfileDir !== undefined) {

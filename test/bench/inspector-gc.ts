@@ -181,12 +181,14 @@ class InspectorSession {
 /**
  * Starts V8's sampling heap profiler in `pid` (through its inspector) keeping the samples of
  * objects that garbage collections freed too: what the process ALLOCATES while it runs, not what
- * it retains. `stop` ends it and returns the profile (a DevTools SamplingHeapProfile, the JSON
- * of a .heapprofile file). Needs V8 11 (node 20) for the include flags.
+ * it retains. With `survivorsOnly`, the samples of objects a scavenge freed are dropped: what is
+ * left outlived the young generation (was promoted to the old one, where only a full GC frees
+ * it) or is still alive at the end. `stop` ends it and returns the profile (a DevTools
+ * SamplingHeapProfile, the JSON of a .heapprofile file). Needs V8 11 (node 20) for the flags.
  */
-export async function startAllocationSampling(pid: number, samplingIntervalBytes = 32_768): Promise<{ stop: () => Promise<unknown> }> {
+export async function startAllocationSampling(pid: number, options: { readonly samplingIntervalBytes?: number; readonly survivorsOnly?: boolean } = {}): Promise<{ stop: () => Promise<unknown> }> {
   const session = await InspectorSession.connect(await inspectorUrlOf(pid));
-  await session.call('HeapProfiler.startSampling', { samplingInterval: samplingIntervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await session.call('HeapProfiler.startSampling', { samplingInterval: options.samplingIntervalBytes ?? 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: options.survivorsOnly !== true });
   return {
     stop: async () => {
       try {
