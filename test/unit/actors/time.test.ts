@@ -3,6 +3,7 @@
 // must compute the same milliseconds from a command's time whichever version it runs.
 import { describe, expect, it } from 'vitest';
 import { addSecondsRfc3339, rfc3339ToMillis } from '../../../actors/time.ts';
+import { createRng } from '../../../raft/stdx/rng.ts';
 
 const pattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|([+-])(\d{2}):(\d{2}))$/;
 
@@ -24,18 +25,6 @@ function oracle(text: string): number | undefined {
   }
   // Date.UTC is a fine oracle for the calendar in years 0100–9999 (JavaScript maps 0–99 to 19xx).
   return Date.UTC(year, month - 1, day, hour, minute, 0, 0) + (second * 1000) + fraction - offset * 60_000;
-}
-
-/** A deterministic pseudo-random sequence (mulberry32), so a failure names its case. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 function pad(value: number, width = 2): string {
@@ -63,7 +52,9 @@ describe('rfc3339ToMillis', () => {
   });
 
   it('agrees with the regular expression version on 20,000 generated and mutated strings', () => {
-    const next = random(16);
+    // A seeded sequence, so a failure names its case.
+    const rng = createRng(16);
+    const next = (): number => rng.nextUint32() / 0x1_0000_0000;
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const digits = [...'0123456789'];
     let valid = 0;
