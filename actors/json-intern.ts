@@ -114,7 +114,8 @@ export class JsonInterner {
       if (childText === null) text = null;
       else if (isArray) text = text.length + childText.length + 1 > subtreeTextMax ? null : `${text}${childText},`;
       else {
-        const length: number = text.length + String(key.length).length + key.length + childText.length + 3;
+        const lengthDigits = key.length < 10 ? 1 : key.length < 100 ? 2 : String(key.length).length;
+        const length: number = text.length + lengthDigits + key.length + childText.length + 3;
         text = length > subtreeTextMax ? null : `${text}${key.length}:${key}=${childText},`;
       }
     }

@@ -29,6 +29,14 @@
 /** Flags placed before the kstore executable for a process that shares its machine with its cluster's other members. */
 export const colocatedNodeFlags: readonly string[] = ['--single-threaded-gc', '--min-semi-space-size=16'];
 
+/**
+ * KSTORE_NODE_FLAGS's space-separated node flags: a developer knob for experiments with V8's
+ * options, placed after kstore's own (a later flag wins: `--no-single-threaded-gc` undoes one).
+ */
+export function experimentNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.KSTORE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+}
+
 // MALLOC_ARENA_MAX=2, MALLOC_TRIM_THRESHOLD_=1048576: glibc's allocator keeps two arenas instead of
 // one per thread that ever allocated, and gives free memory at the top of its heap back above
 // 1 MiB (which also keeps large buffers, above 128 KiB, in their own mappings, unmapped when

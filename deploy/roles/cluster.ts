@@ -25,7 +25,7 @@ import { authFlagArguments, authFlagOptions, parseAuthFlags } from '../auth-flag
 import { ensureServiceAccountKey, serviceAccountIssuerDefault } from '../service-account-key.ts';
 import type { ServiceAccountKeyPaths } from '../service-account-key.ts';
 import { kstoreInstallRoot } from '../install-root.ts';
-import { colocatedEnvironment, colocatedNodeFlags } from '../node-flags.ts';
+import { colocatedEnvironment, colocatedNodeFlags, experimentNodeFlags } from '../node-flags.ts';
 import { storeFailedExitCode } from './store.ts';
 
 const installRoot = kstoreInstallRoot(import.meta.url);
@@ -34,14 +34,11 @@ const kstoreExecutable = path.join(installRoot, 'deploy', 'kstore.mjs');
  * Node flags for the kstore processes `up` starts: colocatedNodeFlags (deploy/node-flags.ts: they
  * share this machine's cores); with KSTORE_CPU_PROFILE_DIR set (a developer knob, used by `npm run
  * bench:api -- --cpu-prof DIR`) each writes a V8 CPU profile there when it exits (`cluster down`
- * stops them with SIGTERM, so they do). KSTORE_NODE_FLAGS (another developer knob, for experiments
- * with V8's options) adds its space-separated flags after them (a later flag wins:
- * `--no-single-threaded-gc` undoes the default).
+ * stops them with SIGTERM, so they do); then experimentNodeFlags (KSTORE_NODE_FLAGS).
  */
 function kstoreNodeArgs(): string[] {
   const profileDir = process.env.KSTORE_CPU_PROFILE_DIR;
-  const extra = (process.env.KSTORE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
-  return [...colocatedNodeFlags, ...(profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), ...extra];
+  return [...colocatedNodeFlags, ...(profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), ...experimentNodeFlags()];
 }
 /**
  * The environment of the kstore processes `up` starts (store supervisors pass theirs on to the

@@ -13,8 +13,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { frameName, moduleOf } from './profile-frames.ts';
+import type { CallFrame } from './profile-frames.ts';
 
-interface CallFrame { readonly functionName: string; readonly url: string; readonly lineNumber: number }
 interface ProfileNode { readonly id: number; readonly callFrame: CallFrame; readonly children?: readonly number[] }
 interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
@@ -34,8 +35,6 @@ const { values, positionals } = parseArgs({
 const top = Number(values.top);
 const pathDepth = Number(values.depth);
 const busiestMs = values['busiest-ms'] === undefined ? undefined : Number(values['busiest-ms']);
-/** The repository's root as a file URL (with its trailing slash), to name its files by path. */
-const repoUrl = new URL('../../', import.meta.url).href;
 
 async function profileFiles(inputs: readonly string[]): Promise<string[]> {
   const files: string[] = [];
@@ -47,25 +46,6 @@ async function profileFiles(inputs: readonly string[]): Promise<string[]> {
     }
   }
   return files;
-}
-
-/** A file's name as a reader wants it: a dependency by package, the repository's files by path. */
-export function moduleOf(url: string): string {
-  if (url === '') return '(native)';
-  if (url.startsWith('node:')) return url;
-  const marker = url.lastIndexOf('/node_modules/');
-  if (marker >= 0) {
-    const rest = url.slice(marker + '/node_modules/'.length).split('/');
-    return `npm:${rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1] ?? ''}` : rest[0]!}`;
-  }
-  if (url.startsWith(repoUrl)) return url.slice(repoUrl.length);
-  return url.replace(/^file:\/\//, '');
-}
-
-function frameName(frame: CallFrame): string {
-  const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
-  if (frame.url === '') return name;
-  return `${name} ${moduleOf(frame.url)}:${frame.lineNumber + 1}`;
 }
 
 const special = new Set(['(idle)', '(program)', '(garbage collector)', '(root)']);

@@ -9,12 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-
-interface CallFrame {
-  readonly functionName: string;
-  readonly url: string;
-  readonly lineNumber: number;
-}
+import { frameName } from './profile-frames.ts';
+import type { CallFrame } from './profile-frames.ts';
 
 interface ProfileNode {
   readonly callFrame: CallFrame;
@@ -34,14 +30,6 @@ const { values: flags, positionals: files } = parseArgs({
     writes: { type: 'string' },
   },
 });
-
-function frameName(frame: CallFrame): string {
-  const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
-  if (frame.url === '') return name;
-  const file = frame.url.replace(/^file:\/\//, '');
-  const short = file.includes('/node_modules/') ? file.slice(file.lastIndexOf('/node_modules/') + 14) : path.basename(file);
-  return `${name} ${short}:${frame.lineNumber + 1}`;
-}
 
 function summarize(profile: SamplingHeapProfile, top: number, depth: number, writes: number | undefined): string {
   const self = new Map<string, number>();
