@@ -30,8 +30,10 @@
 // per object, restart to ready after SIGTERM and after SIGKILL, chunked list pages (limit 500)
 // and a full list; its JSON is the `scale` entry and its figures judge the three scale goals.
 // Then (unless --scale-targets server) the same fill of `kstore cluster up` (scale.ts --target
-// cluster): the resident memory per object of each store member and each API replica, its JSON
-// the `scaleCluster` entry; the memory goal is judged on the largest of all of them.
+// cluster): the resident memory per object of each store member and each API replica, and the
+// restart of a follower store, the leader store and an API replica, its JSON the `scaleCluster`
+// entry; the memory goal is judged on the largest of all of them, the restart goal on the
+// slowest restart of either.
 //
 // Output: ONE JSON document on stdout (progress on stderr): per target its levels, the ratios
 // the goals of issue 16 use, and the `scale` entry. Exit code 1 only when a target could not be
@@ -519,6 +521,8 @@ interface ScaleReport {
 interface ClusterScaleReport {
   readonly objects: number;
   readonly memory: Readonly<Record<string, { readonly kind: 'store' | 'api'; readonly rssBytesPerObject: number; readonly heapUsedBytesPerObject: number | null }>>;
+  /** Each restart case (cluster-restart.ts): from the member's start to caught up or ready. */
+  readonly restart: Readonly<Record<string, { readonly member: string; readonly readyMs: number }>>;
 }
 
 type Measured<Report> = { readonly measured: true; readonly report: Report } | { readonly measured: false; readonly note: string };
@@ -569,7 +573,7 @@ function memoryGoal(scale: ScaleOutcome, scaleCluster: ClusterScaleOutcome): Goa
 }
 
 function scaleGoals(scale: ScaleOutcome, scaleCluster: ClusterScaleOutcome): Goal[] {
-  const restartGoal = 'restart to ready (/readyz) with 100,000 objects, slower of SIGTERM and SIGKILL, s';
+  const restartGoal = 'restart to ready with 100,000 objects, slowest process (server /readyz; cluster store caught up, API replica /readyz), s';
   const pageGoal = 'chunked list page (limit 500) at 100,000 objects, p99 ms';
   const memory = memoryGoal(scale, scaleCluster);
   if (!scale.measured) {
@@ -577,13 +581,19 @@ function scaleGoals(scale: ScaleOutcome, scaleCluster: ClusterScaleOutcome): Goa
   }
   const { report } = scale;
   const scaled = report.objects === 100_000 ? '' : ` (measured at ${report.objects} objects)`;
-  const restartS = round(Math.max(report.restart.afterSigterm.readyzMs, report.restart.afterSigkill.readyzMs) / 1000, 1);
+  // The slowest of the server's two restarts and the cluster's (a store member caught up, an API
+  // replica ready): each is a restart of one process holding 100,000 objects.
+  const clusterRestarts = scaleCluster.measured ? Object.entries(scaleCluster.report.restart) : [];
+  const restartS = round(Math.max(report.restart.afterSigterm.readyzMs, report.restart.afterSigkill.readyzMs, ...clusterRestarts.map(([, figures]) => figures.readyMs)) / 1000, 1);
+  const clusterRestartNote = scaleCluster.measured
+    ? `; cluster up: ${clusterRestarts.map(([name, figures]) => `${name} (${figures.member}) ${figures.readyMs} ms`).join(', ')}`
+    : `; cluster up: ${scaleCluster.note}`;
   const pageP99 = report.listPages.p99Ms;
   // A goal stated at 100,000 objects is judged only at 100,000 objects.
   const judge = (met: boolean | null): boolean | null => (scaled === '' ? met : null);
   return [
     memory,
-    { goal: restartGoal, value: restartS, aim: '< 5', met: judge(restartS < 5), note: `SIGTERM ${report.restart.afterSigterm.readyzMs} ms, SIGKILL ${report.restart.afterSigkill.readyzMs} ms${scaled}` },
+    { goal: restartGoal, value: restartS, aim: '< 5', met: judge(restartS < 5), note: `kstore server: SIGTERM ${report.restart.afterSigterm.readyzMs} ms, SIGKILL ${report.restart.afterSigkill.readyzMs} ms${clusterRestartNote}${scaled}` },
     { goal: pageGoal, value: pageP99, aim: '< 50', met: judge(pageP99 === null ? null : pageP99 < 50), note: `p50 ${String(report.listPages.p50Ms)} ms${scaled}` },
   ];
 }

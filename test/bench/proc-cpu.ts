@@ -22,11 +22,12 @@ function statFields(stat: string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-// Indexes into statFields (0 = state, the stat file's field 3): ppid 4, pgrp 5, utime 14, stime 15.
+// Indexes into statFields (0 = state, the stat file's field 3): ppid 4, pgrp 5, utime 14, stime 15, starttime 22.
 const ppidField = 1;
 const pgrpField = 2;
 const utimeField = 11;
 const stimeField = 12;
+const startTimeField = 19;
 
 export interface CpuTimes {
   readonly user: number;
@@ -71,6 +72,50 @@ export async function machineCpuMs(): Promise<MachineCpu> {
   // cpu user nice system idle iowait irq softirq steal
   const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
   return { busy: ticksToMs(user) + ticksToMs(nice) + ticksToMs(system) + ticksToMs(irq) + ticksToMs(softirq), steal: ticksToMs(steal) };
+}
+
+/**
+ * How long ago `pid` started, in milliseconds (10 ms resolution): its start time and the machine's
+ * uptime, both counted from boot. Rejects when the process is gone.
+ */
+export async function processAgeMs(pid: number): Promise<number> {
+  const [stat, uptime] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8'), readFile('/proc/uptime', 'utf8')]);
+  const uptimeMs = Number(uptime.split(' ')[0]) * 1000;
+  return uptimeMs - ticksToMs(Number(statFields(stat)[startTimeField]));
+}
+
+/** The pids whose parent is `pid`. */
+export async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (stat !== '' && Number(statFields(stat)[ppidField]) === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
+/** Machine busy CPU below this, ms per second (of 2,000 on two cores), counts as quiet. */
+const quietBusyMsPerSecond = 150;
+const quietWindowMs = 500;
+
+/**
+ * Waits (up to `deadlineMs`) for a window of 500 ms in which the machine was quiet (busy below
+ * 150 ms per second): a step timed in wall clock, such as a restart, should not share the cores
+ * with work an earlier step left behind (a GC of a large list, a member catching up). Returns how
+ * long it waited and whether the machine was quiet.
+ */
+export async function waitForQuietMachine(deadlineMs = 15_000): Promise<{ waitedMs: number; quiet: boolean }> {
+  const started = performance.now();
+  for (;;) {
+    const before = await machineCpuMs();
+    await new Promise((resolve) => setTimeout(resolve, quietWindowMs));
+    const after = await machineCpuMs();
+    const busyPerSecond = ((after.busy - before.busy) * 1000) / quietWindowMs;
+    const waitedMs = Math.round(performance.now() - started);
+    if (busyPerSecond < quietBusyMsPerSecond) return { waitedMs, quiet: true };
+    if (waitedMs >= deadlineMs) return { waitedMs, quiet: false };
+  }
 }
 
 /** This process's CPU (user+system, all threads), in milliseconds: the load generator's own cost. */

@@ -26,13 +26,17 @@
 // With `--target cluster`: `kstore cluster up` (3 stores, 2 API replicas; every kstore process
 // started with NODE_OPTIONS=--inspect=127.0.0.1:0 in the bench's environment), filled through
 // both API replicas, and the same memory figures for each store member (the store process, not
-// its supervisor) and each API replica; then the list paging on one replica; no restart step.
+// its supervisor) and each API replica; then the list paging on one replica; then restarts, one
+// at a time, of a follower store (SIGTERM, then SIGKILL), the leader store (SIGKILL) and an API
+// replica (SIGKILL), each started again by `kstore cluster up` and timed from its own start to
+// caught up (a store) or /readyz 200 (an API replica): cluster-restart.ts.
 //
 // Flags: --target server|cluster (default server) --objects N (default 100000) --concurrency N (default 64) --value-bytes N (default 700)
 // --page-limit N (default 500) --heap-snapshot DIR (after the fill, the server writes a V8 heap
 // snapshot there on SIGUSR2 through --heapsnapshot-signal; for docs/memory-and-restart.md; the
 // RSS figures are taken before it) --data-dir DIR (an empty directory to use and keep, e.g. to
-// profile a restart of it afterwards; default a temporary one, removed). Use a smaller
+// profile a restart of it afterwards; default a temporary one, removed; with --target cluster the
+// cluster's directory, stopped by `kstore cluster down` at the end). Use a smaller
 // --objects while developing. --events-storage S: `cluster up`'s flag (auto, memory or file).
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
@@ -44,13 +48,14 @@ import { freePort } from '../support/free-port.ts';
 import { kstoreNodeArgs, repoRoot } from '../support/kstore-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { restartClusterMembers } from './cluster-restart.ts';
 import { BenchClient } from './https-client.ts';
 import { memoryAfterFullGc } from './inspector-gc.ts';
 import { killClusterSync, killKstoreCommands, runKstore } from './kstore-commands.ts';
 import type { ClusterProcesses } from './kstore-commands.ts';
 import type { MemoryAfterGc } from './inspector-gc.ts';
 import { now } from './load.ts';
-import { machineCpuMs, ownCpuMs } from './proc-cpu.ts';
+import { machineCpuMs, ownCpuMs, waitForQuietMachine } from './proc-cpu.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -290,32 +295,8 @@ async function fullList(server: Server, credentials: KubeconfigCredentials): Pro
   return { items, ms: round(ms), bytes: Buffer.byteLength(response.body) };
 }
 
-/** Machine busy CPU below this, ms per second (of 2,000 on two cores), counts as quiet. */
-const quietBusyMsPerSecond = 150;
-const quietWindowMs = 500;
-const quietDeadlineMs = 15_000;
-
-/**
- * Waits (up to quietDeadlineMs) for a window of quietWindowMs in which the machine was quiet: the
- * steps before a restart (the full list, which this process receives and parses) leave work
- * behind, such as this process's own GC of it, that would otherwise run during the restart.
- * Returns how long it waited and whether the machine was quiet.
- */
-async function quietMachine(): Promise<{ waitedMs: number; quiet: boolean }> {
-  const started = now();
-  for (;;) {
-    const before = await machineCpuMs();
-    await delay(quietWindowMs);
-    const after = await machineCpuMs();
-    const busyPerSecond = ((after.busy - before.busy) * 1000) / quietWindowMs;
-    const waitedMs = round(now() - started);
-    if (busyPerSecond < quietBusyMsPerSecond) return { waitedMs, quiet: true };
-    if (waitedMs >= quietDeadlineMs) return { waitedMs, quiet: false };
-  }
-}
-
 async function restart(server: Server, dataDir: string, port: number, signal: NodeJS.Signals, credentials: KubeconfigCredentials): Promise<{ server: Server; result: Record<string, number | boolean> }> {
-  const quiet = await quietMachine();
+  const quiet = await waitForQuietMachine();
   const machineBefore = await machineCpuMs();
   const ownBefore = ownCpuMs();
   const stopped = now();
@@ -431,7 +412,9 @@ async function storeLogs(dataDir: string): Promise<Map<string, string>> {
 }
 
 async function runCluster(): Promise<void> {
-  const dir = await makeTempDir('kstore-bench-scale-cluster-');
+  const dir = flags['data-dir'] === undefined
+    ? await makeTempDir('kstore-bench-scale-cluster-')
+    : { path: path.resolve(flags['data-dir']), remove: async (): Promise<void> => {} };
   let clients: BenchClient[] = [];
   let interrupted = true;
   const onExit = (): void => {
@@ -472,9 +455,11 @@ async function runCluster(): Promise<void> {
     const raft = { appliedIndex: await appliedIndex(clients[0]!), newestSnapshots: snapshots };
     progress('walking list pages');
     const paging = { limit: pageLimit, ...(await walkPages(clients[0]!)) };
+    progress(`pages: ${JSON.stringify(paging)}; restarting members`);
+    const restart = await restartClusterMembers(dir.path, { NODE_OPTIONS: '--inspect=127.0.0.1:0' }, credentials, clients.at(-1)!, progress);
     const report = {
       bench: 'scale', target: 'cluster', date: new Date().toISOString(), objects: objectCount, concurrency, valueBytes,
-      fill: { ...filled, cpuNote: 'serverCpuMsPerCreate: the stores and API replicas together' }, memory, raft, listPages: paging,
+      fill: { ...filled, cpuNote: 'serverCpuMsPerCreate: the stores and API replicas together' }, memory, raft, listPages: paging, restart,
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
