@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterState } from '../../../actors/index.ts';
-import { JsonInterner } from '../../../actors/json-intern.ts';
+import { JsonInterner, stringHash } from '../../../actors/json-intern.ts';
 import { cmKey, create, entry, nsKey, objectFor } from './fixtures.ts';
 
 function managedFields(time: string): unknown[] {
@@ -78,6 +78,31 @@ describe('JsonInterner', () => {
       cursor = cursor['next'] as Record<string, unknown> | undefined;
     }
     expect(frozen).toBe(true);
+  });
+
+  it('does not share subtrees whose texts only hash alike', () => {
+    // Two different strings of one length with the same hash: found by the birthday bound among
+    // a few hundred thousand (the hash has 32 bits).
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let index = 0; pair === undefined && index < 2_000_000; index++) {
+      const candidate = `c${index.toString(36).padStart(7, '0')}`;
+      const other = seen.get(stringHash(candidate));
+      if (other !== undefined) pair = [other, candidate];
+      else seen.set(stringHash(candidate), candidate);
+    }
+    expect(pair).toBeDefined();
+    const [left, right] = pair!;
+    expect(left).not.toBe(right);
+    const interner = new JsonInterner();
+    const first = interner.compactFrozen({ wrap: { v: left, n: 1 } });
+    const second = interner.compactFrozen({ wrap: { v: right, n: 1 } });
+    const third = interner.compactFrozen({ wrap: { v: right, n: 1 } });
+    expect(second.wrap).not.toBe(first.wrap);
+    expect(second.wrap.v).toBe(right);
+    expect(first.wrap.v).toBe(left);
+    // The later one took the hash's place in the table: its equal is shared with it.
+    expect(third.wrap).toBe(second.wrap);
   });
 
   it('stays bounded', () => {
