@@ -6,12 +6,18 @@
 // message carrying A and the object count. fetchStoreObjects() is the requester side (an inbox
 // subscription, since the reply is several messages). The replica then follows the event
 // stream after A.
+// The member goes on with its own work while it answers: it serialises one chunk per turn of
+// its event loop and, every few chunks, waits until the nats-server has what it sent. Answering
+// 100,000 objects in one turn kept a member's loop busy for seconds (no Raft heartbeats: a
+// leader that answered lost its leadership) and held all ~120 MB of JSON in its outbound buffer.
 import { createInbox } from '@nats-io/transport-node';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClusterState, KubeObject, Lifecycle, ObjectKey } from '../actors/index.ts';
 
 const queueGroup = 'kstore-state-service';
 const chunkLimitBytes = 512 * 1024;
+/** Chunks published before the member waits for the nats-server to have them (~2 MiB buffered). */
+const chunksPerFlush = 4;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -34,6 +40,8 @@ export interface StateService {
   stop(): Promise<void>;
 }
 
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export function startStateService(options: {
   readonly connection: NatsConnection;
   readonly state: ClusterState;
@@ -42,56 +50,92 @@ export function startStateService(options: {
   readonly log?: (line: string) => void;
 }): StateService {
   const { connection, state } = options;
+  let stopped = false;
+  const answering = new Set<Promise<void>>();
+
+  /** Streams the state at this instant to `reply`, a chunk per turn (the objects are immutable). */
+  const answer = async (reply: string): Promise<void> => {
+    const appliedIndex = state.appliedIndex();
+    const objects = state.allObjects();
+    let chunk: string[] = [];
+    let size = 0;
+    let sinceFlush = 0;
+    const publishChunk = async (): Promise<void> => {
+      connection.publish(reply, encoder.encode(`{"type":"chunk","objects":[${chunk.join(',')}]}`));
+      chunk = [];
+      size = 0;
+      sinceFlush += 1;
+      if (sinceFlush >= chunksPerFlush) {
+        sinceFlush = 0;
+        await connection.flush();
+      } else await nextTurn();
+    };
+    for (const entry of objects) {
+      if (stopped) return;
+      const text = JSON.stringify(entry);
+      if (chunk.length > 0 && size + text.length > chunkLimitBytes) await publishChunk();
+      chunk.push(text);
+      size += text.length + 1;
+    }
+    if (stopped) return;
+    if (chunk.length > 0) connection.publish(reply, encoder.encode(`{"type":"chunk","objects":[${chunk.join(',')}]}`));
+    const end: StateMessage = { type: 'end', appliedIndex, count: objects.length };
+    connection.publish(reply, encoder.encode(JSON.stringify(end)));
+  };
+
   const subscription: Subscription = connection.subscribe(objectsSubject(options.cluster, options.group), {
     queue: queueGroup,
     callback: (error, message: Msg) => {
-      if (error !== null || message.reply === undefined) return;
-      try {
-        const appliedIndex = state.appliedIndex();
-        const objects = state.allObjects();
-        let chunk: string[] = [];
-        let size = 0;
-        const flush = (): void => {
-          if (chunk.length === 0) return;
-          connection.publish(message.reply!, encoder.encode(`{"type":"chunk","objects":[${chunk.join(',')}]}`));
-          chunk = [];
-          size = 0;
-        };
-        for (const entry of objects) {
-          const text = JSON.stringify(entry);
-          if (size + text.length > chunkLimitBytes) flush();
-          chunk.push(text);
-          size += text.length + 1;
-        }
-        flush();
-        const end: StateMessage = { type: 'end', appliedIndex, count: objects.length };
-        connection.publish(message.reply, encoder.encode(JSON.stringify(end)));
-      } catch (failure) {
+      if (error !== null || message.reply === undefined || stopped) return;
+      const answered = answer(message.reply).catch((failure: unknown) => {
         options.log?.(`state service: reply failed: ${failure instanceof Error ? failure.message : String(failure)}`);
-      }
+      });
+      answering.add(answered);
+      void answered.finally(() => answering.delete(answered));
     },
   });
   return {
     async stop(): Promise<void> {
+      stopped = true;
       subscription.unsubscribe();
+      await Promise.all(answering);
       await connection.flush().catch(() => {});
     },
   };
 }
 
-/** Asks one store member for its whole state; resolves with the objects and the applied index they reflect. */
+/**
+ * Asks one store member for its whole state; resolves with the objects and the applied index they
+ * reflect. Rejects when no message of the answer came for `timeoutMs` (the answer of a large
+ * state takes longer as a whole, and keeps coming).
+ */
 export async function fetchStoreObjects(
   connection: NatsConnection, cluster: string, group: string, timeoutMs = 10_000,
 ): Promise<{ readonly objects: readonly StoredObject[]; readonly appliedIndex: number }> {
   const inbox = createInbox();
   const objects: StoredObject[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { subscription.unsubscribe(); reject(new Error(`no state from the store within ${timeoutMs} ms`)); }, timeoutMs);
+    const silent = (): void => { subscription.unsubscribe(); reject(new Error(`no state from the store for ${timeoutMs} ms (${objects.length} objects received)`)); };
+    const timer = setTimeout(silent, timeoutMs);
     const subscription = connection.subscribe(inbox, {
       callback: (error, message) => {
         if (error !== null) { clearTimeout(timer); subscription.unsubscribe(); reject(error); return; }
-        const parsed = JSON.parse(decoder.decode(message.data)) as StateMessage;
-        if (parsed.type === 'chunk') { objects.push(...parsed.objects); return; }
+        // Nothing thrown from here: it would end the connection's reader (nats.js), not this call.
+        let parsed: StateMessage;
+        try {
+          if (message.headers?.hasError === true) throw new Error(`status ${message.headers.code}${message.headers.code === 503 ? ' (no store member answers)' : ''}`);
+          parsed = JSON.parse(decoder.decode(message.data)) as StateMessage;
+        } catch (failure) {
+          clearTimeout(timer);
+          subscription.unsubscribe();
+          reject(new Error(`state request failed: ${failure instanceof Error ? failure.message : String(failure)}`));
+          return;
+        }
+        if (parsed.type === 'chunk') {
+          for (const entry of parsed.objects) objects.push(entry);
+          timer.refresh();
+          return;
+        }
         clearTimeout(timer);
         subscription.unsubscribe();
         if (parsed.count !== objects.length) reject(new Error(`state sync lost messages: ${objects.length} of ${parsed.count} objects`));
