@@ -98,7 +98,8 @@ export class ObjectReplica {
     if (this.#stopped) return;
     const index = new ObjectIndex<KubeObject>();
     const lifecycles = new Map<string, Lifecycle>();
-    // The state service sends objects in key order, so each insert appends.
+    // The state service sends objects in key order, so each insert appends. fetchStoreObjects
+    // hands them out frozen and shared already (then compactFrozen returns them as they are).
     for (const entry of objects) {
       const key = keyString(entry.key);
       index.set(key, storedJson.compactFrozen(entry.object));
