@@ -18,7 +18,7 @@ import { CompressedSnapshots } from '../compressed-snapshots.ts';
 import { snapshotPrefetchFor } from '../snapshot-prefetch.ts';
 import { walPrefetchFor } from '../wal-prefetch.ts';
 import type { CommandResult } from '../../actors/index.ts';
-import { connectNats, NatsTransport, ProposalService, RaftNode } from '../../raft/index.ts';
+import { connectNats, NatsTransport, ProposalService, RaftNode, snapshotAtStopEntries } from '../../raft/index.ts';
 import { EventPublisher } from '../event-stream/index.ts';
 import type { EventsReplicas, EventsStorage } from '../event-stream/index.ts';
 import { startLeaderDuties } from '../leader-duties.ts';
@@ -160,7 +160,8 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
       await events.stop();
       await stateService.stop();
       await service.stop();
-      await node.close();
+      // A clean stop: the next start restores this snapshot instead of replaying the log's tail.
+      await node.close({ snapshotIfBehind: snapshotAtStopEntries });
       transport.close();
       await connection.drain().catch(() => connection.close());
     })();

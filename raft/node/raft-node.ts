@@ -313,8 +313,14 @@ export class RaftNode<Result> {
     return this.#storageWrites;
   }
 
-  /** Stops ticking and receiving, finishes the iteration in progress, rejects what is left. */
-  async close(): Promise<void> {
+  /**
+   * Stops ticking and receiving, finishes the iteration in progress, rejects what is left. With
+   * `snapshotIfBehind`, then persists a snapshot at the applied index when at least that many
+   * applied entries came after the newest one, so the next start restores it instead of
+   * replaying them (a clean stop; a crash still replays). A failed snapshot is logged: the log on
+   * disk still holds everything.
+   */
+  async close(options: { readonly snapshotIfBehind?: number } = {}): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#ticker?.stop();
@@ -331,6 +337,7 @@ export class RaftNode<Result> {
       await this.#storage.append([], this.#deferredHardState);
       this.#storageWrites += 1;
     }
+    if (this.#failure === undefined && options.snapshotIfBehind !== undefined) await this.#snapshotAtClose(options.snapshotIfBehind);
     await this.#storage.close();
     this.#log('raft node closed', { id: this.#id });
   }
@@ -446,6 +453,18 @@ export class RaftNode<Result> {
         if (this.#failure === undefined) this.#fail(error instanceof Error ? error : new Error(String(error)));
       },
     );
+  }
+
+  /** close()'s snapshot: after the loop ended, so nothing else uses the core or the storage. */
+  async #snapshotAtClose(minimumEntries: number): Promise<void> {
+    try {
+      await this.#saveWrittenSnapshot();
+      const behind = this.#stateMachine.appliedIndex() - this.#snapshotIndex;
+      if (behind < minimumEntries) return;
+      await this.#snapshotInline();
+    } catch (error) {
+      this.#log('raft snapshot at close failed', { error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   /** Takes, persists and compacts to a snapshot at the applied index, on the loop. */

@@ -72,6 +72,35 @@ describe('raft node - snapshots and compaction (R=1)', () => {
     expect(later.result).toBe('applied:after');
   });
 
+  it('a close asked to snapshot when behind leaves a snapshot at the applied index, and the next start replays nothing', async () => {
+    const first = new ListStateMachine();
+    const node = await open({ id: 'a', stateMachine: first, snapshotEveryEntries: 10_000 });
+    await proposeSequentially(node, 's', 40);
+    const applied = node.status().appliedIndex;
+    expect(await files('a', 'snap')).toEqual([]);
+    openNodes.delete(node);
+    await node.close({ snapshotIfBehind: 20 });
+    expect(await files('a', 'snap')).toEqual([`${String(applied).padStart(20, '0')}.snap`]);
+    const second = new ListStateMachine();
+    const reopened = await open({ id: 'a', stateMachine: second, snapshotEveryEntries: 10_000 });
+    expect(second.restores).toEqual([applied]);
+    expect(second.payloads()).toEqual(first.payloads());
+    expect(reopened.status().appliedIndex).toBeGreaterThanOrEqual(applied); // and its no-op as leader
+    expect((await reopened.propose(encode('after'))).result).toBe('applied:after');
+  });
+
+  it('a close does not snapshot when fewer entries than asked came after the newest snapshot, nor when not asked', async () => {
+    const node = await open({ id: 'a', stateMachine: new ListStateMachine(), snapshotEveryEntries: 10_000 });
+    await proposeSequentially(node, 's', 15);
+    openNodes.delete(node);
+    await node.close({ snapshotIfBehind: 20 });
+    expect(await files('a', 'snap')).toEqual([]);
+    const again = await open({ id: 'a', stateMachine: new ListStateMachine(), snapshotEveryEntries: 10_000 });
+    await proposeSequentially(again, 't', 15);
+    await close(again);
+    expect(await files('a', 'snap')).toEqual([]);
+  });
+
   it('a corrupt newest snapshot falls back to the previous one and replays the WAL from there', async () => {
     const first = new ListStateMachine();
     const node = await open({ id: 'a', stateMachine: first, snapshotEveryEntries: 20 });
