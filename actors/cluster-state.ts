@@ -302,6 +302,11 @@ export class ClusterState implements StateMachine<CommandResult> {
     return this.applied;
   }
 
+  /** How many objects are stored. */
+  objectCount(): number {
+    return this.state.objects.size;
+  }
+
   subscribe(listener: ChangeListener): () => void {
     this.listeners.push(listener);
     return () => {

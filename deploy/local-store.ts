@@ -23,7 +23,7 @@ import { walPrefetchFor } from './wal-prefetch.ts';
 import type { WalPrefetch } from './wal-prefetch.ts';
 import type { ChangeEvent, CollectionKey, Command, CommandResult, KubeObject, ObjectKey } from '../actors/index.ts';
 import type { StoreBackend } from '../api/index.ts';
-import { RaftNode, snapshotAtStopEntries } from '../raft/index.ts';
+import { RaftNode, snapshotAtStopThreshold } from '../raft/index.ts';
 import type { RaftNodeOptions, RaftStatus } from '../raft/index.ts';
 import { StorageQuota } from './storage-quota.ts';
 import type { StorageUsage } from './storage-quota.ts';
@@ -187,8 +187,9 @@ class RecoveringLocalStore implements LocalStore {
     this.#quota.stop();
     this.#wake?.();
     await this.#recovering;
-    // A clean stop: the next start restores this snapshot instead of replaying the log's tail.
-    await this.#node?.close({ snapshotIfBehind: snapshotAtStopEntries });
+    // A clean stop: when the log's tail is long for the state, the next start restores a
+    // snapshot taken now instead of replaying it.
+    await this.#node?.close({ snapshotIfBehind: snapshotAtStopThreshold(this.state.objectCount()) });
   }
 
   #backend(): StoreBackend {

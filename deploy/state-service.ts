@@ -61,8 +61,9 @@ export function startStateService(options: {
     let chunk: string[] = [];
     let size = 0;
     let sinceFlush = 0;
+    const publish = (): void => connection.publish(reply, encoder.encode(`{"type":"chunk","objects":[${chunk.join(',')}]}`));
     const publishChunk = async (): Promise<void> => {
-      connection.publish(reply, encoder.encode(`{"type":"chunk","objects":[${chunk.join(',')}]}`));
+      publish();
       chunk = [];
       size = 0;
       sinceFlush += 1;
@@ -79,7 +80,7 @@ export function startStateService(options: {
       size += text.length + 1;
     }
     if (stopped) return;
-    if (chunk.length > 0) connection.publish(reply, encoder.encode(`{"type":"chunk","objects":[${chunk.join(',')}]}`));
+    if (chunk.length > 0) publish();
     const end: StateMessage = { type: 'end', appliedIndex, count: objects.length };
     connection.publish(reply, encoder.encode(JSON.stringify(end)));
   };

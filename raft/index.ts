@@ -1,6 +1,6 @@
 // Public surface of raft/: consensus for kstore. actors/, api/ and deploy/ import raft only
 // through this file. Knows nothing of Kubernetes.
-export { RaftNode, NotLeaderError, ProposalDroppedError, DropReasons, isNotLeader, isProposalDropped, snapshotAtStopEntries } from './node/index.ts';
+export { RaftNode, NotLeaderError, ProposalDroppedError, DropReasons, isNotLeader, isProposalDropped, snapshotAtStopThreshold } from './node/index.ts';
 export type { RaftNodeOptions, RaftStatus, StateMachine, CommittedEntry, ProposalOutcome, DropReason } from './node/index.ts';
 export { MembershipChangeRefusedError, NodeFailedError, TransferFailedError, isNodeFailed } from './node/index.ts';
 export type { Configuration, MembershipChange } from './core/index.ts';

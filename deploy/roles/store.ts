@@ -18,7 +18,7 @@ import { CompressedSnapshots } from '../compressed-snapshots.ts';
 import { snapshotPrefetchFor } from '../snapshot-prefetch.ts';
 import { walPrefetchFor } from '../wal-prefetch.ts';
 import type { CommandResult } from '../../actors/index.ts';
-import { connectNats, NatsTransport, ProposalService, RaftNode, snapshotAtStopEntries } from '../../raft/index.ts';
+import { connectNats, NatsTransport, ProposalService, RaftNode, snapshotAtStopThreshold } from '../../raft/index.ts';
 import { EventPublisher } from '../event-stream/index.ts';
 import type { EventsReplicas, EventsStorage } from '../event-stream/index.ts';
 import { startLeaderDuties } from '../leader-duties.ts';
@@ -160,8 +160,9 @@ export async function openNatsStore(flags: StoreFlags, log: StoreLog = () => {})
       await events.stop();
       await stateService.stop();
       await service.stop();
-      // A clean stop: the next start restores this snapshot instead of replaying the log's tail.
-      await node.close({ snapshotIfBehind: snapshotAtStopEntries });
+      // A clean stop: when the log's tail is long for the state, the next start restores a
+      // snapshot taken now instead of replaying it.
+      await node.close({ snapshotIfBehind: snapshotAtStopThreshold(state.objectCount()) });
       transport.close();
       await connection.drain().catch(() => connection.close());
     })();

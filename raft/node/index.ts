@@ -1,7 +1,7 @@
 // Public surface of raft/node: the driver and the state machine boundary.
 export { RaftNode } from './raft-node.ts';
 export type { RaftNodeOptions, RaftStatus } from './options.ts';
-export { snapshotAtStopEntries } from './options.ts';
+export { snapshotAtStopThreshold } from './options.ts';
 export type { ProposalOutcome } from './proposals.ts';
 export { NotLeaderError, ProposalDroppedError, DropReasons, NodeErrorCodes, isNotLeader, isProposalDropped } from './errors.ts';
 export { MembershipChangeRefusedError, NodeFailedError, TransferFailedError, isNodeFailed } from './errors.ts';
