@@ -1,6 +1,7 @@
 // Owns: the node (V8) flags and the allocator settings for kstore processes that share one
 // machine's cores with the other members of their cluster: the store members and API replicas
-// `kstore cluster up` starts (and deploy/compose.yaml's, on one Docker host). V8 cannot change
+// `kstore cluster up` starts (and deploy/compose.yaml's, on one Docker host); and the Go
+// runtime's setting for the nats-servers started beside them. V8 cannot change
 // its flags once it runs (setting them from inside the process aborts it at its next GC), nor
 // glibc its allocator's settings, so they go on node's command line and in the environment.
 //
@@ -48,3 +49,16 @@ export function experimentNodeFlags(env: NodeJS.ProcessEnv = process.env): strin
 
 /** Environment variables for a process that shares its machine with its cluster's other members (the user's own values win). */
 export const colocatedEnvironment: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '1048576' };
+
+// GOMAXPROCS=1 for the nats-servers of such a cluster: the Go runtime runs goroutines on one OS
+// thread at a time instead of one per core, so a server that wakes for each small message does
+// not hand work between threads (and spin waiting for it) on cores the other seven processes
+// need. `npm run bench:ha-write` at 64 clients on two cores, three alternated pairs on the AMD VM
+// (2026-11-29 evening): the three nats-servers' CPU per write 0.308 / 0.410 / 0.333 → 0.262 /
+// 0.274 / 0.310 ms, 0.83–0.84 → 0.66–0.70 of the Raft leader's in the same run; the cluster's
+// total moved with the machine (docs/ha-write-cost.md, "The nats-servers on one thread"). A
+// nats-server on a machine of its own, serving many clients, should use its cores: the
+// Kubernetes manifests leave it alone.
+
+/** Environment variables for a nats-server that shares its machine with its cluster's other members (the user's own values win). */
+export const colocatedNatsEnvironment: Readonly<Record<string, string>> = { GOMAXPROCS: '1' };

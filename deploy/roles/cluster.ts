@@ -25,7 +25,7 @@ import { authFlagArguments, authFlagOptions, parseAuthFlags } from '../auth-flag
 import { ensureServiceAccountKey, serviceAccountIssuerDefault } from '../service-account-key.ts';
 import type { ServiceAccountKeyPaths } from '../service-account-key.ts';
 import { kstoreInstallRoot } from '../install-root.ts';
-import { colocatedEnvironment, colocatedNodeFlags, experimentNodeFlags } from '../node-flags.ts';
+import { colocatedEnvironment, colocatedNatsEnvironment, colocatedNodeFlags, experimentNodeFlags } from '../node-flags.ts';
 import { storeFailedExitCode } from './store.ts';
 
 const installRoot = kstoreInstallRoot(import.meta.url);
@@ -47,6 +47,11 @@ function kstoreNodeArgs(): string[] {
  */
 function kstoreEnvironment(): NodeJS.ProcessEnv {
   return { ...colocatedEnvironment, ...process.env };
+}
+
+/** The environment of the nats-servers `up` starts: colocatedNatsEnvironment under this process's own. */
+function natsEnvironment(): NodeJS.ProcessEnv {
+  return { ...colocatedNatsEnvironment, ...process.env };
 }
 const natsServerExecutable = process.env.NATS_SERVER ?? 'nats-server';
 const clusterName = 'kstore';
@@ -661,7 +666,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       const routes = natsCount > 1 ? ports.filter((_, other) => other !== i).map((other) => other.cluster) : [];
       await writeFile(configFile, natsConfigText(name, port.client, port.cluster, port.monitor, storeDir, routes));
       const log = path.join(logs, `nats-${name}.log`);
-      const pid = startDetached(natsServerExecutable, ['-c', configFile], log);
+      const pid = startDetached(natsServerExecutable, ['-c', configFile], log, natsEnvironment());
       started.push({ name: `nats-server ${name}`, pid });
       nats.push({ name, url: `nats://127.0.0.1:${port.client}`, clusterPort: port.cluster, monitorUrl: `http://127.0.0.1:${port.monitor}`, configFile, storeDir, pid, log });
     }
@@ -751,7 +756,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
   try {
     const nats = file.nats.map((server) => {
       if (entryAlive(server.pid)) return server;
-      const pid = startDetached(natsServerExecutable, ['-c', server.configFile], server.log);
+      const pid = startDetached(natsServerExecutable, ['-c', server.configFile], server.log, natsEnvironment());
       started.push({ name: `nats-server ${server.name}`, pid });
       restarted.push(`nats-server ${server.name} (pid ${pid})`);
       return { ...server, pid };

@@ -9,7 +9,7 @@ import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePki } from '../../deploy/pki.ts';
-import { colocatedEnvironment, colocatedNodeFlags } from '../../deploy/node-flags.ts';
+import { colocatedEnvironment, colocatedNatsEnvironment, colocatedNodeFlags } from '../../deploy/node-flags.ts';
 import { pidAlive } from '../../deploy/roles/cluster.ts';
 import type { ClusterFile, ClusterStatus } from '../../deploy/roles/cluster.ts';
 import { runKstoreCli } from '../support/kstore-cli.ts';
@@ -87,6 +87,11 @@ describe('kstore cluster up|status|down', () => {
       expect(argv.slice(1, 1 + colocatedNodeFlags.length), argv.join(' ')).toEqual(colocatedNodeFlags);
       const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       for (const [name, value] of Object.entries(colocatedEnvironment)) expect(environment, name).toContain(`${name}=${process.env[name] ?? value}`);
+    }
+    // And every nats-server with the Go runtime's setting for a shared machine.
+    for (const pid of first.nats.map((n) => n.pid!)) {
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      for (const [name, value] of Object.entries(colocatedNatsEnvironment)) expect(environment, name).toContain(`${name}=${process.env[name] ?? value}`);
     }
 
     // A second up on a live cluster refuses and starts nothing.

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { colocatedEnvironment, colocatedNodeFlags } from '../../../deploy/node-flags.ts';
+import { colocatedEnvironment, colocatedNatsEnvironment, colocatedNodeFlags } from '../../../deploy/node-flags.ts';
 import { kubeconfigDocument, natsConfigText, parseClusterArgs } from '../../../deploy/roles/cluster.ts';
 import { repoRoot } from '../../support/kstore-process.ts';
 
@@ -161,13 +161,14 @@ describe('deploy artefacts', () => {
     for (const name of ['nats1', 'store1', 'pki']) expect(volumes).toContain(name);
   });
 
-  it('compose runs its stores and API replicas as `cluster up` does processes that share a machine', () => {
+  it('compose runs its stores, API replicas and nats-servers as `cluster up` does processes that share a machine', () => {
     const services = obj(composeFile().services);
     for (const name of ['store1', 'store2', 'store3', 'api1', 'api2']) {
       const service = obj(services[name]);
       expect(service.entrypoint, name).toEqual(['node', ...colocatedNodeFlags, 'deploy/kstore.mjs']);
       expect(service.environment, name).toMatchObject(colocatedEnvironment);
     }
+    for (const name of ['nats1', 'nats2', 'nats3']) expect(obj(services[name]).environment, name).toMatchObject(colocatedNatsEnvironment);
   });
 
   it('cluster CLI parses its documented flags', () => {
