@@ -9,7 +9,6 @@
 // reported beside them. When the leader is the one stopped, also the time from the kill to the
 // first create acknowledged through an API replica (a new leader elected and serving).
 // Linux only (/proc); the cluster's processes are found from its cluster.json.
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -22,7 +21,7 @@ import { waitFor } from '../support/wait-for.ts';
 import type { BenchClient } from './https-client.ts';
 import { runKstore } from './kstore-commands.ts';
 import { now } from './load.ts';
-import { childrenOf, processAgeMs, processCpuMs, waitForQuietMachine } from './proc-cpu.ts';
+import { childrenOf, processAgeMs, processCpuMs, processRunning, waitForQuietMachine } from './proc-cpu.ts';
 
 /** The parts of the cluster.json `kstore cluster up` writes that this step reads. */
 interface ClusterFile {
@@ -63,16 +62,6 @@ function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-/** Whether `pid` runs: a zombie (exited, not yet reaped by whoever adopted it) does not. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 async function readClusterFile(dataDir: string): Promise<ClusterFile> {
   return JSON.parse(await readFile(path.join(dataDir, 'cluster.json'), 'utf8')) as ClusterFile;
 }
@@ -102,7 +91,7 @@ async function storeProcess(supervisorPid: number): Promise<number> {
 }
 
 async function waitGone(pids: readonly number[]): Promise<void> {
-  await waitFor(() => pids.every((pid) => !alive(pid)), { timeoutMs: stopDeadlineMs, intervalMs: 10, description: `pids ${pids.join(', ')} to exit` });
+  await waitFor(() => pids.every((pid) => !processRunning(pid)), { timeoutMs: stopDeadlineMs, intervalMs: 10, description: `pids ${pids.join(', ')} to exit` });
 }
 
 /** `kstore cluster up` on the cluster in `dataDir`, which starts the dead members again; its wall time. */

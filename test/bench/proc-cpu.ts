@@ -5,6 +5,7 @@
 // before and after a measured window, whose difference divided by the operations done is the
 // CPU milliseconds per operation: a figure that does not depend on how busy the shared machine
 // is, unlike throughput. Linux only.
+import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 
 /**
@@ -82,6 +83,15 @@ export async function processAgeMs(pid: number): Promise<number> {
   const [stat, uptime] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8'), readFile('/proc/uptime', 'utf8')]);
   const uptimeMs = Number(uptime.split(' ')[0]) * 1000;
   return uptimeMs - ticksToMs(Number(statFields(stat)[startTimeField]));
+}
+
+/** Whether `pid` runs: a zombie (exited, not yet reaped by whoever adopted it) does not. */
+export function processRunning(pid: number): boolean {
+  try {
+    return statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'))[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 /** The pids whose parent is `pid`. */
