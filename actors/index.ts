@@ -17,6 +17,7 @@ export { historyWindowMillis, historyEventsMaxDefault } from './mvcc/history.ts'
 export { ObjectIndex } from './mvcc/object-index.ts';
 export { RangeCache } from './mvcc/range-cache.ts';
 export { storedJson } from './json-intern.ts';
+export { SnapshotPartsReader, SnapshotPartsWriter } from './snapshot-parts.ts';
 export { sessionsMaxDefault } from './sessions.ts';
 export { transitionsMax, conflictMessage, checkPreconditions } from './resource-actor.ts';
 export type { LifecycleTransition } from './resource-actor.ts';

@@ -1,4 +1,6 @@
-// Owns: the parts table of a snapshot (format 4). Stored objects share sub-parts in memory: the
+// Owns: the parts table of a snapshot (format 4), and of the state an API replica copies from a
+// store member at its start (deploy/state-service.ts streams it: each chunk carries the parts its
+// objects are the first to refer to, newPartTexts / addParts). Stored objects share sub-parts in memory: the
 // interner (json-intern.ts) makes one object of every equal small part (a managedFields entry, its
 // fieldsV1 tree, a label set), and a new version keeps the parts an update did not touch from the
 // previous one. A snapshot that writes every object in full writes each shared part once per
@@ -54,6 +56,8 @@ export class SnapshotPartsWriter {
   private readonly shared = new Set<object>();
   private readonly numbers = new Map<object, number>();
   private readonly parts: object[] = [];
+  /** Parts handed out by newPartTexts() so far. */
+  private partsHandedOut = 0;
 
   /** Notes the sub-parts of one unit root; a sub-part met a second time (anywhere) is shared. */
   scan(root: object): void {
@@ -71,11 +75,13 @@ export class SnapshotPartsWriter {
 
   private scanChild(child: unknown, depth: number): void {
     if (!isObject(child) || !hasEntries(child)) return;
-    if (this.seen.has(child)) {
+    // One hash operation per sub-part: the set grows unless the part was met before.
+    const seenBefore = this.seen.size;
+    this.seen.add(child);
+    if (this.seen.size === seenBefore) {
       this.shared.add(child);
       return;
     }
-    this.seen.add(child);
     this.scanChildren(child, depth);
   }
 
@@ -92,6 +98,17 @@ export class SnapshotPartsWriter {
   /** The parts referred to so far and any they refer to, in number order (the list grows while it is read). */
   *partsToWrite(): Generator<object, void, undefined> {
     for (let at = 0; at < this.parts.length; at++) yield this.parts[at] as object;
+  }
+
+  /**
+   * For a stream of units (deploy/state-service.ts): the texts of the parts numbered since the
+   * last call, and of any they refer to, in number order. A reader that adds them before the units
+   * written since resolves every reference those units hold.
+   */
+  newPartTexts(): string[] {
+    const texts: string[] = [];
+    for (; this.partsHandedOut < this.parts.length; this.partsHandedOut++) texts.push(this.write(this.parts[this.partsHandedOut] as object));
+    return texts;
   }
 
   private unitText(root: object): string {
@@ -150,11 +167,17 @@ const sharedEmptyArray: readonly unknown[] = Object.freeze([]);
  * it was).
  */
 export class SnapshotPartsReader {
-  private readonly resolved: (object | undefined)[];
+  private readonly rawParts: unknown[];
+  private readonly resolved: (object | undefined)[] = [];
   private readonly resolving = new Set<number>();
 
-  constructor(private readonly rawParts: readonly unknown[]) {
-    this.resolved = new Array<object | undefined>(rawParts.length);
+  constructor(rawParts: readonly unknown[] = []) {
+    this.rawParts = [...rawParts];
+  }
+
+  /** Appends parsed parts to the table (a stream's parts arrive with the units that first refer to them). */
+  addParts(rawParts: readonly unknown[]): void {
+    for (const part of rawParts) this.rawParts.push(part);
   }
 
   /** A parsed unit root, read back (the root itself, unless it was written wrapped). */

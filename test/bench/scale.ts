@@ -38,6 +38,9 @@
 // profile a restart of it afterwards; default a temporary one, removed; with --target cluster the
 // cluster's directory, stopped by `kstore cluster down` at the end). Use a smaller
 // --objects while developing. --events-storage S: `cluster up`'s flag (auto, memory or file).
+// --restarts-only (with --target cluster and the --data-dir of a cluster filled by an earlier run):
+// starts that cluster and measures only the restarts, e.g. to compare two checkouts on one data
+// dir, alternating.
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -67,6 +70,7 @@ const { values: flags } = parseArgs({
     'data-dir': { type: 'string' },
     target: { type: 'string', default: 'server' },
     'events-storage': { type: 'string' },
+    'restarts-only': { type: 'boolean', default: false },
   },
 });
 
@@ -438,6 +442,13 @@ async function runCluster(): Promise<void> {
     });
     const credentials = await readKubeconfig(path.join(dir.path, 'admin.kubeconfig'));
     clients = status.apis.map((api) => new BenchClient(api.url, credentials, Math.ceil(concurrency / status.apis.length)));
+    if (flags['restarts-only']) {
+      const raft = { appliedIndex: await appliedIndex(clients[0]!) };
+      progress(`restarting members of the cluster in ${dir.path} (applied index ${raft.appliedIndex})`);
+      const restart = await restartClusterMembers(dir.path, { NODE_OPTIONS: '--inspect=127.0.0.1:0' }, credentials, clients.at(-1)!, progress);
+      process.stdout.write(`${JSON.stringify({ bench: 'scale', target: 'cluster', restartsOnly: true, date: new Date().toISOString(), raft, restart }, null, 2)}\n`);
+      return;
+    }
     const created = await clients[0]!.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     if (created.status !== 201) throw new Error(`namespace: HTTP ${created.status}`);
     const empty = new Map<string, MemoryAfterGc>();
@@ -474,6 +485,9 @@ async function runCluster(): Promise<void> {
 }
 
 function main(): Promise<void> {
+  if (flags['restarts-only'] && (target !== 'cluster' || flags['data-dir'] === undefined)) {
+    return Promise.reject(new TypeError('--restarts-only takes --target cluster and the --data-dir of a filled cluster'));
+  }
   return target === 'cluster' ? runCluster() : runServer();
 }
 

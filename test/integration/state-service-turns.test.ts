@@ -1,12 +1,15 @@
 // Owns: the state service (deploy/state-service.ts) answering a large state over a real
 // nats-server without holding its member's event loop for the whole answer: other work of the
-// member (here a probe that re-schedules itself every turn) runs while the answer is serialised,
-// and the requester still gets every object at the one applied index; a requester that nobody
-// serves fails at once (the no-responders status) with its connection still reading; and one
-// whose answer stops coming gives up after its silence timeout.
+// member (here a probe that re-schedules itself every turn) runs while the answer's parts are
+// noted and its chunks serialised, and the requester still gets every object at the one applied
+// index; parts shared by the member's objects arrive shared; a requester and a member that predate
+// parts still understand the other; a requester that nobody serves fails at once (the
+// no-responders status) with its connection still reading; and one whose answer stops coming gives
+// up after its silence timeout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '@nats-io/transport-node';
+import { connect, createInbox } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { deepFreeze } from '../../actors/json.ts';
 import type { ClusterState } from '../../actors/index.ts';
 import { fetchStoreObjects, startStateService } from '../../deploy/state-service.ts';
 import { NatsCluster } from '../support/nats-server.ts';
@@ -27,29 +30,35 @@ afterAll(async () => {
   await nats?.stopAll();
 });
 
-/** A stand-in for the member's state: `count` objects of ~2 KB that count their serialisations. */
-function countingState(count: number, appliedIndex: number): { state: ClusterState; serialised: () => number } {
-  let serialised = 0;
+/**
+ * A stand-in for the member's state: `count` objects of ~2 KB, every fifth with the same label set
+ * (one object), that count the reads of their `object` (the service reads each once to note the
+ * shared parts, once to serialise it).
+ */
+function countingState(count: number, appliedIndex: number): { state: ClusterState; reads: () => number } {
+  let reads = 0;
   const value = 'v'.repeat(2_000);
+  const labels = deepFreeze({ app: 'web', tier: 'front' });
   const entries = Array.from({ length: count }, (_, position) => {
     const key = { group: '', resource: 'configmaps', namespace: 'default', name: `cm-${position}` };
-    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: key.name, namespace: 'default', resourceVersion: String(position + 1) }, data: { value } };
+    const metadata = { name: key.name, namespace: 'default', resourceVersion: String(position + 1), ...(position % 5 === 0 ? { labels } : {}) };
+    const object = deepFreeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { value } });
     return {
-      key, object,
-      toJSON(): unknown {
-        serialised += 1;
-        return { key, object };
+      key,
+      get object(): unknown {
+        reads += 1;
+        return object;
       },
     };
   });
   const state = { appliedIndex: () => appliedIndex, allObjects: () => entries } as unknown as ClusterState;
-  return { state, serialised: () => serialised };
+  return { state, reads: () => reads };
 }
 
 describe('state service turns', () => {
-  it('lets the member run other work while it serialises a large answer, and the answer is whole', async () => {
+  it('lets the member run other work while it answers a large state, and the answer is whole and shares what the member shared', async () => {
     const count = 10_000; // ~20 MB of JSON: about 40 chunks
-    const { state, serialised } = countingState(count, 4242);
+    const { state, reads } = countingState(count, 4242);
     const service = startStateService({ connection: memberConnection, state, cluster: 'turns', group: 'g1' });
     await memberConnection.flush(); // the service's subscription is on the server
     try {
@@ -57,7 +66,7 @@ describe('state service turns', () => {
       const seen: number[] = [];
       let probing = true;
       const probe = (): void => {
-        seen.push(serialised());
+        seen.push(reads());
         if (probing) setImmediate(probe);
       };
       setImmediate(probe);
@@ -66,15 +75,86 @@ describe('state service turns', () => {
       expect(answer.appliedIndex).toBe(4242);
       expect(answer.objects).toHaveLength(count);
       expect(new Set(answer.objects.map((entry) => entry.key.name)).size).toBe(count);
-      expect(answer.objects[count - 1]!.object.metadata.name).toBe(`cm-${count - 1}`);
-      // An answer serialised in one turn shows the probe only 0 and then `count`.
-      const between = seen.filter((progress) => progress > 0 && progress < count);
-      expect(between.length).toBeGreaterThanOrEqual(10);
-      expect(serialised()).toBe(count);
+      const last = answer.objects[count - 1]!;
+      expect(last.object.metadata.name).toBe(`cm-${count - 1}`);
+      expect(Object.isFrozen(last.object.data)).toBe(true);
+      // Sent once, in the first chunk, and one object again at the requester.
+      expect(answer.objects[count - 5]!.object.metadata.labels).toEqual({ app: 'web', tier: 'front' });
+      expect(answer.objects[count - 5]!.object.metadata.labels).toBe(answer.objects[0]!.object.metadata.labels);
+      // Noting the parts, then serialising: each object read twice. Done in one turn, the probe
+      // would see only 0 and then all of them.
+      expect(reads()).toBe(2 * count);
+      const between = seen.filter((progress) => progress > 0 && progress < 2 * count);
+      expect(between.filter((progress) => progress <= count).length).toBeGreaterThanOrEqual(2);
+      expect(between.filter((progress) => progress > count).length).toBeGreaterThanOrEqual(10);
     } finally {
       await service.stop();
     }
   }, 60_000);
+
+  it('answers a request for parts with the shared label set once, and one with an empty body (a replica that predates parts) in full', async () => {
+    const { state } = countingState(3_000, 77);
+    const service = startStateService({ connection: memberConnection, state, cluster: 'turns', group: 'raw' });
+    await memberConnection.flush();
+    type Message = { type: string; parts?: unknown[]; objects?: { object: { metadata: { labels?: unknown } } }[]; count?: number };
+    const ask = (body: string): Promise<Message[]> => new Promise((resolve) => {
+      const inbox = createInbox();
+      const messages: Message[] = [];
+      const subscription = requesterConnection.subscribe(inbox, {
+        callback: (_error, message) => {
+          messages.push(message.json());
+          if (messages.at(-1)?.type === 'end') { subscription.unsubscribe(); resolve(messages); }
+        },
+      });
+      requesterConnection.publish('kstore.store.turns.raw.objects', body, { reply: inbox });
+    });
+    try {
+      const withParts = await ask('{"parts":true}');
+      const partChunks = withParts.filter((message) => message.type === 'chunk');
+      expect(partChunks.map((chunk) => chunk.parts?.length)).toEqual([1, ...partChunks.slice(1).map(() => 0)]);
+      expect(partChunks[0]!.parts![0]).toEqual({ app: 'web', tier: 'front' });
+      expect(partChunks.at(-1)!.objects!.at(-5)!.object.metadata.labels).toEqual({ $: 0 });
+      expect(withParts.at(-1)).toEqual({ type: 'end', appliedIndex: 77, count: 3_000 });
+
+      const inFull = await ask('');
+      const chunks = inFull.filter((message) => message.type === 'chunk');
+      expect(chunks.length).toBeGreaterThan(1);
+      expect(chunks.every((chunk) => chunk.parts === undefined)).toBe(true);
+      const objects = chunks.flatMap((chunk) => chunk.objects ?? []);
+      expect(objects).toHaveLength(3_000);
+      expect(objects[2_995]!.object.metadata.labels).toEqual({ app: 'web', tier: 'front' });
+      expect(inFull.at(-1)).toEqual({ type: 'end', appliedIndex: 77, count: 3_000 });
+    } finally {
+      await service.stop();
+    }
+  }, 20_000);
+
+  it('takes an answer in full from a member that predates parts, and shares its equal parts itself', async () => {
+    const labels = { app: 'web' };
+    const objects = Array.from({ length: 50 }, (_, at) => ({
+      key: { group: '', resource: 'configmaps', namespace: 'default', name: `cm-${at}` },
+      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${at}`, namespace: 'default', labels } },
+    }));
+    // Such a member ignores the request's body.
+    const old = memberConnection.subscribe('kstore.store.turns.old-member.objects', {
+      queue: 'kstore-state-service',
+      callback: (_error, message) => {
+        message.respond(JSON.stringify({ type: 'chunk', objects: objects.slice(0, 25) }));
+        message.respond(JSON.stringify({ type: 'chunk', objects: objects.slice(25) }));
+        message.respond(JSON.stringify({ type: 'end', appliedIndex: 9, count: 50 }));
+      },
+    });
+    try {
+      await memberConnection.flush();
+      const answer = await fetchStoreObjects(requesterConnection, 'turns', 'old-member');
+      expect(answer.appliedIndex).toBe(9);
+      expect(answer.objects.map((entry) => entry.object.metadata.name)).toEqual(objects.map((entry) => entry.key.name));
+      expect(Object.isFrozen(answer.objects[49]!.object)).toBe(true);
+      expect(answer.objects[49]!.object.metadata.labels).toBe(answer.objects[0]!.object.metadata.labels);
+    } finally {
+      old.unsubscribe();
+    }
+  }, 20_000);
 
   it('fails at once when no member serves the state, and the connection goes on reading', async () => {
     // The nats-server answers a request nobody subscribes to with a no-responders status.

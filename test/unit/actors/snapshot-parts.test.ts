@@ -125,4 +125,32 @@ describe('snapshot parts (format 4)', () => {
     expect(() => new SnapshotPartsReader([{ a: 1 }]).read({ $: 0 })).toThrow(/not a reference/);
     expect(() => new SnapshotPartsReader([]).read({ $: -1, v: 'text' })).toThrow(/holds an object/);
   });
+  it('streams: each chunk carries the parts its units are the first to refer to, and reads alone', () => {
+    const inner = deepFreeze({ deep: ['x', 'y'] });
+    const labels = deepFreeze({ app: 'web', inner });
+    const units = Array.from({ length: 9 }, (_, at) => deepFreeze({ n: at, labels, ...(at % 3 === 2 ? { again: inner } : {}) }));
+    const writer = new SnapshotPartsWriter();
+    for (const unit of units) writer.scan(unit);
+    // Chunks of three units, each parsed apart as a message would be.
+    const chunks: string[] = [];
+    for (let from = 0; from < units.length; from += 3) {
+      const texts = units.slice(from, from + 3).map((unit) => writer.write(unit));
+      chunks.push(`{"parts":[${writer.newPartTexts().join(',')}],"objects":[${texts.join(',')}]}`);
+    }
+    const parsed = chunks.map((chunk) => JSON.parse(chunk) as { parts: unknown[]; objects: unknown[] });
+    expect(parsed.map((chunk) => chunk.parts.length)).toEqual([2, 0, 0]); // labels and inner, both in the first chunk
+    const reader = new SnapshotPartsReader();
+    const read: object[] = [];
+    for (const chunk of parsed) {
+      reader.addParts(chunk.parts);
+      for (const object of chunk.objects) read.push(reader.read(object));
+    }
+    expect(read.map((unit) => JSON.stringify(unit))).toEqual(units.map((unit) => JSON.stringify(unit)));
+    const [first, , third, , , , , , last] = read as { labels: { inner: object }; again?: object }[];
+    expect(last!.labels).toBe(first!.labels);
+    expect(third!.again).toBe(first!.labels.inner);
+    // A unit read before its chunk's parts are added refers to a part the table does not have yet.
+    const early = new SnapshotPartsReader();
+    expect(() => early.read(JSON.parse(chunks[0]!).objects[0])).toThrow(/is in the table/);
+  });
 });
