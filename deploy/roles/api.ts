@@ -21,6 +21,7 @@ import { storageGauges } from '../storage-gauges.ts';
 import { ReplicaAnnouncer } from '../replica-announcer.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
+import { startAllocatorTrim } from '../allocator-trim.ts';
 import { keepKubernetesService } from '../kubernetes-service.ts';
 import { keepRbacBootstrap } from '../rbac-bootstrap.ts';
 import { keepPriorityClassBootstrap } from '../priority-class-bootstrap.ts';
@@ -96,6 +97,7 @@ function urlHost(host: string): string {
 }
 
 export async function runApi(flags: ApiFlags): Promise<void> {
+  const allocatorTrim = startAllocatorTrim();
   const log = (line: string): void => { process.stderr.write(`${line}\n`); };
   const [cert, key, clientCa] = await Promise.all([readFile(flags.tlsCertFile, 'utf8'), readFile(flags.tlsPrivateKeyFile, 'utf8'), readFile(flags.clientCaFile, 'utf8')]);
   const connection = await connectNats([...flags.natsServers], `kstore-api-${flags.cluster}-${flags.group}`);
@@ -204,5 +206,6 @@ export async function runApi(flags: ApiFlags): Promise<void> {
   await replica.stop();
   natsClient.close();
   await connection.drain().catch(() => connection.close());
+  allocatorTrim.stop();
   process.stdout.write('kstore api stopped\n');
 }

@@ -27,6 +27,7 @@ import { ensureRbacBootstrap, keepRbacBootstrap } from '../rbac-bootstrap.ts';
 import { ensurePriorityClassBootstrap } from '../priority-class-bootstrap.ts';
 import { ensureDefaultServiceCidr, keepDefaultServiceCidr } from '../service-cidr-bootstrap.ts';
 import { startControlPlaneConfiguration } from '../flowcontrol-bootstrap.ts';
+import { startAllocatorTrim } from '../allocator-trim.ts';
 
 const leaderWaitMs = 10_000;
 
@@ -35,6 +36,7 @@ function urlHost(address: string): string {
 }
 
 export async function runServer(flags: ServerFlags): Promise<void> {
+  const allocatorTrim = startAllocatorTrim();
   const dataDir = path.resolve(flags.dataDir);
   const pki = await ensurePki(dataDir, flags.tlsSans);
   const logFields = (message: string, fields?: Record<string, unknown>): void => { process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`); };
@@ -143,5 +145,6 @@ export async function runServer(flags: ServerFlags): Promise<void> {
   await app.close();
   auth.close();
   await store.close();
+  allocatorTrim.stop();
   process.stdout.write('kstore stopped\n');
 }

@@ -27,6 +27,7 @@ import { startStateService } from '../state-service.ts';
 import type { LeaderDuties } from '../leader-duties.ts';
 import type { LegacyServiceAccountTokens } from '../../actors/controllers/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { startAllocatorTrim } from '../allocator-trim.ts';
 import { untilStopSignal } from './stop-signal.ts';
 
 export interface StoreFlags {
@@ -189,6 +190,7 @@ const failStopGraceMs = 5_000;
 
 /** Runs the member until a stop signal (exit code 0) or a storage failure (storeFailedExitCode). */
 export async function runStore(flags: StoreFlags): Promise<number> {
+  const allocatorTrim = startAllocatorTrim();
   const dataDir = path.resolve(flags.dataDir);
   const log = stderrLog(flags.id);
   const store = await openNatsStore({ ...flags, dataDir }, log);
@@ -205,10 +207,12 @@ export async function runStore(flags: StoreFlags): Promise<number> {
     // Bounded: a stop that hangs on the failed disk must not keep a zombie alive.
     setTimeout(() => process.exit(storeFailedExitCode), failStopGraceMs).unref();
     await store.close().catch((error: unknown) => log('stopping after the storage failure', { error: error instanceof Error ? error.message : String(error) }));
+    allocatorTrim.stop();
     return storeFailedExitCode;
   }
   await handOffLeadership(store, flags.peers, log);
   await store.close();
+  allocatorTrim.stop();
   process.stdout.write('kstore store stopped\n');
   return 0;
 }
