@@ -334,6 +334,19 @@ async function waitForLine(name: string, pid: number, log: string, from: number,
   }
 }
 
+/**
+ * Waits for every member's ready line, started side by side, and fails with the first failure in
+ * member order (s1's before s2's), as a start one after another did; each wait's failure is taken
+ * at once, so none is left unhandled while an earlier member is still starting.
+ */
+async function inMemberOrder(readyLines: readonly Promise<string>[]): Promise<void> {
+  const outcomes = readyLines.map((ready) => ready.then(() => undefined, (error: unknown) => ({ error })));
+  for (const outcome of outcomes) {
+    const failed = await outcome;
+    if (failed !== undefined) throw failed.error;
+  }
+}
+
 function logSize(log: string): number {
   try {
     return readFileSync(log).length;
@@ -689,6 +702,9 @@ async function clusterUp(flags: UpFlags): Promise<number> {
     // store members (their root CA publisher puts the cluster CA in every namespace)
     const { caCert: rootCaFile, caKey: caKeyFile } = (await ensurePki(dataDir, [])).paths;
     const serviceAccountKeyFile = serviceAccountSigningKeyFile(flags.apiAuthArgs, await ensureServiceAccountKey(dataDir));
+    // All members start at once and restore their state side by side (with 100,000 objects, one
+    // after another took three restores' time); then every ready line is awaited.
+    const storeReadyLines: Promise<string>[] = [];
     for (const id of storeIds) {
       const memberDir = path.join(dataDir, 'stores', id);
       await mkdir(memberDir, { recursive: true });
@@ -698,8 +714,9 @@ async function clusterUp(flags: UpFlags): Promise<number> {
       started.push({ name: `store ${id}`, pid });
       stores.push({ id, pid, supervised: true, dataDir: memberDir, log });
       await write();
-      await waitForLine(`store ${id}`, pid, log, from, 'kstore store ready:', storeReadyTimeoutMs);
+      storeReadyLines.push(waitForLine(`store ${id}`, pid, log, from, 'kstore store ready:', storeReadyTimeoutMs));
     }
+    await inMemberOrder(storeReadyLines);
     const connection = await connect({ servers: natsUrls, timeout: 2_000 });
     try {
       await poll('a Raft leader', storeReadyTimeoutMs, async () => {
@@ -765,6 +782,7 @@ async function repairCluster(file: ClusterFile): Promise<number> {
     const { caCert: rootCaFile, caKey: caKeyFile } = (await ensurePki(file.dataDir, [])).paths;
     const serviceAccountKeyFile = serviceAccountSigningKeyFile(apiAuthArgsOf(file), await ensureServiceAccountKey(file.dataDir));
     const stores: StoreEntry[] = [];
+    const storeReadyLines: Promise<string>[] = [];
     for (const store of file.stores) {
       if (entryAlive(store.pid)) {
         stores.push(store);
@@ -775,10 +793,11 @@ async function repairCluster(file: ClusterFile): Promise<number> {
       const from = logSize(store.log);
       const pid = startDetached(process.execPath, supervisedStoreCommand({ id: store.id, storeIds, natsUrls, dataDir: store.dataDir, cluster: file.cluster, group: file.group, eventsMaxAge: file.eventsMaxAge, eventsStorage: file.eventsStorage ?? 'auto', controllers: file.controllers ?? '*', rootCaFile, caKeyFile, serviceAccountKeyFile, quotaBackendBytes: file.quotaBackendBytes ?? '', storageReserveBytes: file.storageReserveBytes ?? '' }), store.log, kstoreEnvironment());
       started.push({ name: `store ${store.id}`, pid });
-      await waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs);
+      storeReadyLines.push(waitForLine(`store ${store.id}`, pid, store.log, from, 'kstore store ready:', storeReadyTimeoutMs));
       restarted.push(`store ${store.id} (supervisor pid ${pid})`);
       stores.push({ ...store, pid, supervised: true });
     }
+    await inMemberOrder(storeReadyLines);
     const apis: ApiEntry[] = [];
     for (const api of file.apis) {
       if (entryAlive(api.pid)) {
