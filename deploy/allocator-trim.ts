@@ -16,6 +16,7 @@
 import { createRequire } from 'node:module';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import type { PerformanceEntry } from 'node:perf_hooks';
+import type { GaugeSource } from '../api/index.ts';
 
 /** At most one trim per this many ms (a trim of a 50 MiB arena takes a few ms of the loop). */
 export const trimIntervalDefaultMs = 5_000;
@@ -52,6 +53,14 @@ export function loadMallocTrim(): TrimFunction | null {
     loadedTrim = null;
   }
   return loadedTrim;
+}
+
+/** What /metrics shows of a trimmer (kstore api and kstore server). */
+export function allocatorTrimGauges(trimmer: AllocatorTrim): readonly GaugeSource[] {
+  return [
+    { name: 'kstore_allocator_trims_total', help: 'Times this process gave the C allocator\'s free pages back to the OS after a full GC (malloc_trim).', read: () => trimmer.stats().trims },
+    { name: 'kstore_allocator_trim_seconds_total', help: 'Time this process spent in malloc_trim.', read: () => trimmer.stats().totalMs / 1000 },
+  ];
 }
 
 /** Starts trimming after full GCs; `enabled` false (or KSTORE_MALLOC_TRIM=0) gives a stopped one. */

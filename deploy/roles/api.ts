@@ -21,7 +21,7 @@ import { storageGauges } from '../storage-gauges.ts';
 import { ReplicaAnnouncer } from '../replica-announcer.ts';
 import { RemoteStore } from '../remote-store.ts';
 import { fetchStoreObjects } from '../state-service.ts';
-import { startAllocatorTrim } from '../allocator-trim.ts';
+import { allocatorTrimGauges, startAllocatorTrim } from '../allocator-trim.ts';
 import { keepKubernetesService } from '../kubernetes-service.ts';
 import { keepRbacBootstrap } from '../rbac-bootstrap.ts';
 import { keepPriorityClassBootstrap } from '../priority-class-bootstrap.ts';
@@ -160,6 +160,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
       { name: 'kstore_api_stream_lag', help: 'Event stream tail minus the replica revision (revisions).', read: () => lag },
       { name: 'kstore_api_leader_known', help: '1 when the Raft leader is known.', read: () => (natsClient.leaderId === undefined ? 0 : 1) },
       ...raftStatus.gauges(),
+      ...allocatorTrimGauges(allocatorTrim),
       ...storageGauges(() => raftStatus.members().flatMap((member) => (member.storage === undefined ? [] : [{ member: member.id, storage: member.storage }]))),
     ],
     readyz: [

@@ -27,7 +27,7 @@ import { ensureRbacBootstrap, keepRbacBootstrap } from '../rbac-bootstrap.ts';
 import { ensurePriorityClassBootstrap } from '../priority-class-bootstrap.ts';
 import { ensureDefaultServiceCidr, keepDefaultServiceCidr } from '../service-cidr-bootstrap.ts';
 import { startControlPlaneConfiguration } from '../flowcontrol-bootstrap.ts';
-import { startAllocatorTrim } from '../allocator-trim.ts';
+import { allocatorTrimGauges, startAllocatorTrim } from '../allocator-trim.ts';
 
 const leaderWaitMs = 10_000;
 
@@ -96,6 +96,7 @@ export async function runServer(flags: ServerFlags): Promise<void> {
       { name: 'kstore_raft_storage_failed', help: '1 while the Raft storage has failed (reads served, writes refused, recovering).', read: () => (store.status().role === 'failed' ? 1 : 0) },
       { name: 'kstore_raft_storage_recoveries_total', help: 'Storage failures recovered from in process since start.', read: () => store.recoveries() },
       ...storageGauges(() => [{ member: store.status().id, storage: store.storage() }]),
+      ...allocatorTrimGauges(allocatorTrim),
     ],
     // A storage failure is recovered in process (deploy/local-store.ts): the server stays live
     // (a restart would not help sooner) but is not ready while its storage is down or its space

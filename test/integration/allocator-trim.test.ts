@@ -1,7 +1,7 @@
 // Tests deploy/allocator-trim.ts in child processes of their own (RSS of a shared test worker
 // would measure the other tests): glibc keeps the free memory of a fragmented heap resident after
 // V8 frees the native buffers, malloc_trim through koffi gives it back, the trimmer does so by
-// itself after a full GC, and KSTORE_MALLOC_TRIM=0 turns it off.
+// itself after a full GC (and /metrics' gauges count it), and KSTORE_MALLOC_TRIM=0 turns it off.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +18,7 @@ interface ChildReport {
   readonly beforeTrim: number;
   readonly afterTrim: number;
   readonly trims: number;
+  readonly gauges: Readonly<Record<string, number>>;
 }
 
 async function child(mode: 'direct' | 'after-gc', env: Record<string, string> = {}): Promise<ChildReport> {
@@ -40,6 +41,8 @@ describe('allocator trim', () => {
   it('trims by itself after a full GC', async () => {
     const report = await child('after-gc');
     expect(report.trims).toBeGreaterThanOrEqual(1);
+    expect(report.gauges['kstore_allocator_trims_total']).toBe(report.trims);
+    expect(report.gauges['kstore_allocator_trim_seconds_total']).toBeGreaterThan(0);
     expect(report.beforeTrim - report.afterTrim).toBeGreaterThan(50 * mib);
   }, 90_000);
 

@@ -2,8 +2,8 @@
 // leaves glibc's main arena fragmented (many small native buffers, one in eight kept alive), lets
 // V8 free the rest, and reports its RSS before and after deploy/allocator-trim.ts gives the free
 // pages back: directly (mode "direct"), or by itself after a full GC (mode "after-gc", with
-// KSTORE_MALLOC_TRIM as the environment says). Prints one JSON line.
-import { loadMallocTrim, startAllocatorTrim } from '../../deploy/allocator-trim.ts';
+// KSTORE_MALLOC_TRIM as the environment says; with what /metrics would show). Prints one JSON line.
+import { allocatorTrimGauges, loadMallocTrim, startAllocatorTrim } from '../../deploy/allocator-trim.ts';
 
 const bufferBytes = 4_096;
 const buffers = 24_000; // ~94 MiB of native memory, 7/8 of it freed
@@ -34,6 +34,7 @@ await until(() => { gc(); return process.memoryUsage().arrayBuffers < keptBytes 
 const beforeTrim = rss();
 let afterTrim: number;
 let trims = 0;
+let gauges: Record<string, number> = {};
 let available: boolean;
 if (mode === 'direct') {
   const trim = loadMallocTrim();
@@ -47,7 +48,8 @@ if (mode === 'direct') {
   if (available) await until(() => trimmer.stats().trims >= 1, 'a trim after the full GC');
   else for (let at = 0; at < 20; at++) await turn();
   trims = trimmer.stats().trims;
+  gauges = Object.fromEntries(allocatorTrimGauges(trimmer).map((gauge) => [gauge.name, gauge.read()]));
   trimmer.stop();
   afterTrim = rss();
 }
-process.stdout.write(`${JSON.stringify({ mode, available, baseline, beforeTrim, afterTrim, trims, kept: kept.length })}\n`);
+process.stdout.write(`${JSON.stringify({ mode, available, baseline, beforeTrim, afterTrim, trims, gauges, kept: kept.length })}\n`);
