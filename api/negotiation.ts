@@ -120,9 +120,7 @@ export function encode(format: ResponseFormat, body: unknown): { contentType: st
   const text = JSON.stringify(body);
   if (text.length < jsonBytesFromChars) return { contentType: 'application/json', payload: text };
   const bytes = utf8.encode(text);
-  // The media type fastify gives the same body sent as a string, so the header does not depend
-  // on the body's length.
-  return { contentType: 'application/json; charset=utf-8', payload: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+  return { contentType: 'application/json', payload: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }
 
 /** Text media types request bodies may use (patch types are added by the patch endpoint). */

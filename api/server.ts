@@ -39,6 +39,7 @@ import { openapiPlugin } from './openapi.ts';
 import { bodyDrainBytesMax, registerBodyLimit, serverTimeouts } from './body-limit.ts';
 import type { BodyReadLimits } from './body-limit.ts';
 import { registerCompression } from './compression.ts';
+import { registerResponseMediaTypes } from './response-media-types.ts';
 import { frameworkErrorStatus, registerStatusErrors } from './status-errors.ts';
 import type { StoreClient } from './store-client.ts';
 import { WatchCache } from './watchcache/watch-cache.ts';
@@ -145,6 +146,7 @@ export async function buildServer(options: ServerOptions): Promise<ApiServer> {
   app.addContentTypeParser([...bodyMediaTypes, ...patchMediaTypes], { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addContentTypeParser(PROTOBUF_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerStatusErrors(app);
+  registerResponseMediaTypes(app);
   registerBodyLimit(app, options.bodyRead);
   registerCompression(app);
   const cache = new WatchCache(options.store, options.watchCacheEventsMax);
