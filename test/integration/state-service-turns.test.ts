@@ -55,6 +55,26 @@ function countingState(count: number, appliedIndex: number): { state: ClusterSta
   return { state, reads: () => reads };
 }
 
+/**
+ * What the member's other work sees of the answer's progress: `progress()` once per turn of the
+ * event loop (a probe that re-schedules itself), until stop() returns what it saw.
+ */
+function probeTurns(progress: () => number): { stop(): number[] } {
+  const seen: number[] = [];
+  let probing = true;
+  const probe = (): void => {
+    seen.push(progress());
+    if (probing) setImmediate(probe);
+  };
+  setImmediate(probe);
+  return {
+    stop(): number[] {
+      probing = false;
+      return seen;
+    },
+  };
+}
+
 describe('state service turns', () => {
   it('lets the member run other work while it answers a large state, and the answer is whole and shares what the member shared', async () => {
     const count = 10_000; // ~20 MB of JSON: about 40 chunks
@@ -62,16 +82,9 @@ describe('state service turns', () => {
     const service = startStateService({ connection: memberConnection, state, cluster: 'turns', group: 'g1' });
     await memberConnection.flush(); // the service's subscription is on the server
     try {
-      // What the member's other work sees of the answer's progress, once per turn of the loop.
-      const seen: number[] = [];
-      let probing = true;
-      const probe = (): void => {
-        seen.push(reads());
-        if (probing) setImmediate(probe);
-      };
-      setImmediate(probe);
+      const turns = probeTurns(reads);
       const answer = await fetchStoreObjects(requesterConnection, 'turns', 'g1');
-      probing = false;
+      const seen = turns.stop();
       expect(answer.appliedIndex).toBe(4242);
       expect(answer.objects).toHaveLength(count);
       expect(new Set(answer.objects.map((entry) => entry.key.name)).size).toBe(count);
@@ -108,16 +121,10 @@ describe('state service turns', () => {
     const service = startStateService({ connection: memberConnection, state: slowState, cluster: 'turns', group: 'slow' });
     await memberConnection.flush();
     try {
-      const seen: number[] = [];
-      let probing = true;
-      const probe = (): void => {
-        seen.push(reads());
-        if (probing) setImmediate(probe);
-      };
-      setImmediate(probe);
+      const turns = probeTurns(reads);
       const started = performance.now();
       const answer = await fetchStoreObjects(requesterConnection, 'turns', 'slow', 1_500);
-      probing = false;
+      const seen = turns.stop();
       expect(performance.now() - started).toBeGreaterThan(3_000);
       expect(answer.objects).toHaveLength(count);
       expect(answer.appliedIndex).toBe(11);
@@ -197,6 +204,7 @@ describe('state service turns', () => {
     await expect(fetchStoreObjects(requesterConnection, 'turns', 'nobody', 5_000)).rejects.toThrow(/state request failed: status 503 \(no store member answers\)/);
     const echo = memberConnection.subscribe('turns.echo', { callback: (_error, message) => { message.respond(message.data); } });
     try {
+      await memberConnection.flush(); // the echo's subscription is on the server before the request
       expect((await requesterConnection.request('turns.echo', 'still reading', { timeout: 5_000 })).string()).toBe('still reading');
     } finally {
       echo.unsubscribe();
