@@ -18,7 +18,10 @@ import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks
 import type { PerformanceEntry } from 'node:perf_hooks';
 import type { GaugeSource } from '../api/index.ts';
 
-/** At most one trim per this many ms (a trim of a 50 MiB arena takes a few ms of the loop). */
+/**
+ * At most one trim per this many ms. A trim holds the loop: giving back 79 MB from ~21,000 free
+ * chunks took 10.6 ms in the test's child process.
+ */
 export const trimIntervalDefaultMs = 5_000;
 
 export interface AllocatorTrimStats {
