@@ -50,10 +50,9 @@ export function loadMallocTrim(): TrimFunction | null {
   // Where libc.so.6 is not glibc's (musl, or its glibc shim without malloc_trim), load or func throws.
   try {
     const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
-    const trim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as TrimFunction;
-    loadedTrim = trim;
+    loadedTrim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as TrimFunction;
   } catch {
-    loadedTrim = null;
+    // stays null
   }
   return loadedTrim;
 }
@@ -66,15 +65,10 @@ export function allocatorTrimGauges(trimmer: AllocatorTrim): readonly GaugeSourc
   ];
 }
 
-/** Starts trimming after full GCs; `enabled` false (or KSTORE_MALLOC_TRIM=0) gives a stopped one. */
-export function startAllocatorTrim(options: {
-  readonly intervalMs?: number;
-  readonly enabled?: boolean;
-  readonly env?: NodeJS.ProcessEnv;
-} = {}): AllocatorTrim {
+/** Starts trimming after full GCs; with KSTORE_MALLOC_TRIM=0 in the environment, one that never trims. */
+export function startAllocatorTrim(options: { readonly intervalMs?: number } = {}): AllocatorTrim {
   const intervalMs = options.intervalMs ?? trimIntervalDefaultMs;
-  const enabled = (options.enabled ?? true) && (options.env ?? process.env).KSTORE_MALLOC_TRIM !== '0';
-  const trim = enabled ? loadMallocTrim() : null;
+  const trim = process.env.KSTORE_MALLOC_TRIM === '0' ? null : loadMallocTrim();
   let trims = 0;
   let totalMs = 0;
   let longestMs = 0;
@@ -89,17 +83,17 @@ export function startAllocatorTrim(options: {
     if (stopped) return;
     const started = performance.now();
     trim(0);
-    const took = performance.now() - started;
     lastTrimAt = performance.now();
+    const took = lastTrimAt - started;
     trims += 1;
     totalMs += took;
     longestMs = Math.max(longestMs, took);
   };
   const afterFullGc = (): void => {
     if (pending !== undefined || stopped) return;
-    const wait = lastTrimAt + intervalMs - performance.now();
-    // After the GC's own turn, when the buffers it freed are back with the allocator.
-    pending = wait > 0 ? setTimeout(run, wait) : setTimeout(run, 0);
+    // After the GC's own turn (when the buffers it freed are back with the allocator), and not
+    // before the interval since the last trim has passed.
+    pending = setTimeout(run, Math.max(0, lastTrimAt + intervalMs - performance.now()));
     pending.unref();
   };
   const observer = new PerformanceObserver((list) => {
