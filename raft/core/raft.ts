@@ -167,6 +167,19 @@ export class Raft {
     return this.#outbox.length > 0;
   }
 
+  /**
+   * At start-up, counts all of the base election timeout but one tick as already elapsed (what
+   * etcd calls the initial election tick advance): a member started with its peers campaigns
+   * after 1 to electionTicks ticks (its randomized timeout's excess) instead of electionTicks to
+   * 2 × electionTicks. Equivalent to electionTicks - 1 ticks of a follower, none of which reaches
+   * the randomized timeout. A member restarted into a group that has a leader does not disrupt
+   * it: its PreVote is refused by peers that heard from the leader within an election timeout.
+   */
+  advanceElectionTimerAtStart(): void {
+    if (this.role === 'leader' || !this.isVoter()) return;
+    this.electionElapsed = Math.max(this.electionElapsed, this.#config.electionTicks - 1);
+  }
+
   tick(): void {
     if (this.role === 'leader') this.#tickLeader();
     else this.#tickElection();

@@ -58,6 +58,12 @@ export class RawNode {
     this.#raft.step(message);
   }
 
+  /** Right after start: the first election comes after 1 to electionTicks ticks (Raft.advanceElectionTimerAtStart). */
+  advanceElectionTimerAtStart(): void {
+    this.#assertNoReadyOutstanding('advanceElectionTimerAtStart');
+    this.#raft.advanceElectionTimerAtStart();
+  }
+
   /** Starts an election now (PreVote first; a sole voter wins it at once). No-op for a leader
    *  and for a member that is not a voter. */
   campaign(): void {

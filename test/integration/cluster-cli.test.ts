@@ -149,8 +149,16 @@ describe('kstore cluster up|status|down', () => {
     expect(stopped.stores.every((m) => m.role === 'unreachable' && !m.alive)).toBe(true);
     expect((await run(['cluster', 'down', '--data-dir', dir.path])).code).toBe(0);
 
+    const natsLogStarts = first.nats.map((server) => ({ log: server.log, from: readFileSync(server.log).length }));
     const second = await up();
     expect(second.stores.map((s) => [s.id, s.dataDir])).toEqual(first.stores.map((s) => [s.id, s.dataDir]));
+    // A cold start gives JetStream a fresh start (its metadata group bootstraps instead of
+    // recovering, which waits out nats-server's 4-9 s election timeout).
+    for (const { log, from } of natsLogStarts) {
+      const started = readFileSync(log, 'utf8').slice(from);
+      expect(started, log).toContain('JetStream cluster bootstrapping');
+      expect(started, log).not.toContain('JetStream cluster recovering state');
+    }
     const again = await waitFor(async () => {
       const s = await status();
       return s.healthy ? s : undefined;

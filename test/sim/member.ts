@@ -129,6 +129,8 @@ export class SimMember {
       core, kv, inbox: [], syncing: undefined, proposals: new Map(),
       readsAwaiting: new Map(), readsConfirmed: [], nextReadId: 1, leaderTerm: undefined, snapshotIndex,
     };
+    // As RaftNode.open does for a member with peers: its first election timeout runs short.
+    core.advanceElectionTimerAtStart();
     this.#drive();
   }
 

@@ -118,3 +118,69 @@ describe('raft core - votes during a pre-campaign', () => {
     expect(a.status().role).toBe('candidate');
   });
 });
+
+describe('raft core - the election timer advanced at start-up', () => {
+  /** Ticks until `id` campaigns (becomes a pre-candidate or better); the ticks it took. */
+  function ticksToCampaign(network: CoreNetwork, id: string): number {
+    for (let ticks = 1; ticks <= 3 * electionTicks; ticks += 1) {
+      network.tick(id);
+      if (network.node(id).status().role !== 'follower') return ticks;
+    }
+    throw new Error(`${id} did not campaign within ${3 * electionTicks} ticks`);
+  }
+
+  it('a member started with its peers campaigns within electionTicks ticks, not electionTicks to 2x', () => {
+    const advanced: number[] = [];
+    const plain: number[] = [];
+    for (let seed = 1; seed <= 20; seed += 1) {
+      const withAdvance = new CoreNetwork(['a', 'b', 'c']);
+      withAdvance.restart('a', seed);
+      withAdvance.node('a').advanceElectionTimerAtStart();
+      advanced.push(ticksToCampaign(withAdvance, 'a'));
+      const without = new CoreNetwork(['a', 'b', 'c']);
+      without.restart('a', seed);
+      plain.push(ticksToCampaign(without, 'a'));
+    }
+    for (const ticks of advanced) expect(ticks).toBeGreaterThanOrEqual(1), expect(ticks).toBeLessThanOrEqual(electionTicks);
+    for (const ticks of plain) expect(ticks).toBeGreaterThanOrEqual(electionTicks), expect(ticks).toBeLessThan(2 * electionTicks);
+    // Same seeds, same randomized timeouts: exactly electionTicks - 1 ticks sooner.
+    expect(advanced.map((ticks) => ticks + electionTicks - 1)).toEqual(plain);
+  });
+
+  it('a cold start of the whole group elects a leader sooner', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    for (const id of ['a', 'b', 'c']) network.node(id).advanceElectionTimerAtStart();
+    const leader = network.electAmong(['a', 'b', 'c'], electionTicks);
+    expect(network.leaders()).toEqual([leader]);
+  });
+
+  it('a member restarted into a group with a leader does not disrupt it (PreVote refused)', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    network.tickUntilCommitKnown('a');
+    const term = network.node('a').status().term;
+    network.restart('c', 7);
+    network.node('c').advanceElectionTimerAtStart();
+    // c campaigns (PreVote) before a's next heartbeat reaches it: b and a refuse.
+    network.tick('c', electionTicks);
+    network.pump();
+    network.tick('a');
+    network.pump();
+    for (const id of ['a', 'b', 'c']) expect(network.node(id).status().term).toBe(term);
+    expect(network.leaders()).toEqual(['a']);
+    expect(network.node('c').status().leaderId).toBe('a');
+  });
+
+  it('a leader is left alone', () => {
+    const network = new CoreNetwork(['a', 'b', 'c']);
+    network.electByTicks('a');
+    const term = network.node('a').status().term;
+    network.node('a').advanceElectionTimerAtStart();
+    for (let ticks = 0; ticks < 2 * electionTicks; ticks += 1) {
+      network.tick('a');
+      network.pump();
+    }
+    expect(network.leaders()).toEqual(['a']);
+    expect(network.node('a').status().term).toBe(term);
+  });
+});

@@ -58,13 +58,15 @@ describe('simulator - determinism', () => {
 });
 
 describe('simulator - defects it found stay fixed', () => {
-  it('wal-hard-state-first: a torn write keeping a commit index without the batch it covers is caught (seed 748)', () => {
+  it('wal-hard-state-first: a torn write keeping a commit index without the batch it covers is caught (seed 186)', () => {
     // raft/storage/wal.ts wrote a batch's hard state before its entries (and before a snapshot
     // marker); a crash keeping only the hard state made the restarted member apply a stale
     // suffix as committed. The WAL now writes the hard state last; FaultyStorage models both.
-    const broken = runSimulation(748, {}, { hardStateFirst: true });
+    // The seed is one whose schedule reaches that crash (748 did until members' first election
+    // timeout ran short at start-up; 186, 717, 1339 and 2686 of the first 4,000 do since).
+    const broken = runSimulation(186, {}, { hardStateFirst: true });
     expect(broken.violation?.kind).toBe('state-machine-safety');
-    expect(runSimulation(748).violation).toBeUndefined();
+    expect(runSimulation(186).violation).toBeUndefined();
   });
 
   it('precandidate-vote-assertion: a pre-candidate grants a real vote of its own term without crashing (as etcd)', () => {
