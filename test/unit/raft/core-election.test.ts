@@ -141,8 +141,14 @@ describe('raft core - the election timer advanced at start-up', () => {
       without.restart('a', seed);
       plain.push(ticksToCampaign(without, 'a'));
     }
-    for (const ticks of advanced) expect(ticks).toBeGreaterThanOrEqual(1), expect(ticks).toBeLessThanOrEqual(electionTicks);
-    for (const ticks of plain) expect(ticks).toBeGreaterThanOrEqual(electionTicks), expect(ticks).toBeLessThan(2 * electionTicks);
+    for (const ticks of advanced) {
+      expect(ticks).toBeGreaterThanOrEqual(1);
+      expect(ticks).toBeLessThanOrEqual(electionTicks);
+    }
+    for (const ticks of plain) {
+      expect(ticks).toBeGreaterThanOrEqual(electionTicks);
+      expect(ticks).toBeLessThan(2 * electionTicks);
+    }
     // Same seeds, same randomized timeouts: exactly electionTicks - 1 ticks sooner.
     expect(advanced.map((ticks) => ticks + electionTicks - 1)).toEqual(plain);
   });
