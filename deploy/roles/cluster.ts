@@ -526,6 +526,23 @@ async function jetStreamReady(urls: readonly string[]): Promise<true | undefined
   }
 }
 
+/** The store member that reports itself leader, if the cluster's NATS answers and one does. */
+async function currentLeader(file: ClusterFile): Promise<string | undefined> {
+  if (!file.nats.some((server) => pidAlive(server.pid))) return undefined;
+  let connection: NatsConnection;
+  try {
+    connection = await connect({ servers: [...file.natsUrls], reconnect: false, timeout: 1_000 });
+  } catch {
+    return undefined;
+  }
+  try {
+    const statuses = await Promise.all(file.stores.map((store) => memberStatus(connection, store.id)));
+    return file.stores.find((_, position) => statuses[position]?.role === 'leader')?.id;
+  } finally {
+    await connection.close();
+  }
+}
+
 async function memberStatus(connection: NatsConnection, id: string): Promise<MemberStatus | undefined> {
   try {
     const reply = await connection.request(storeSubjects(clusterName, groupName).statusOf(id), '', { timeout: statusTimeoutMs });
@@ -855,7 +872,12 @@ async function clusterDown(dataDir: string): Promise<number> {
     return 0;
   }
   await stopPids(file.apis.map((api) => ({ name: `api ${api.name}`, pid: api.pid })));
-  await stopPids(file.stores.map((store) => ({ name: `store ${store.id}`, pid: store.pid })));
+  // The Raft leader last: a stopping leader hands off to a peer, which is futile (and waits out
+  // a timeout) when the peer is stopping too; once the others are gone, it finds none to ask.
+  const leaderId = await currentLeader(file);
+  const stores = file.stores.map((store) => ({ id: store.id, name: `store ${store.id}`, pid: store.pid }));
+  await stopPids(stores.filter((store) => store.id !== leaderId));
+  await stopPids(stores.filter((store) => store.id === leaderId));
   await stopPids(file.nats.map((server) => ({ name: `nats-server ${server.name}`, pid: server.pid })));
   process.stdout.write(`kstore cluster down: stopped (data kept in ${dataDir})\n`);
   return 0;

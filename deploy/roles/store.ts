@@ -86,13 +86,36 @@ export interface NatsStore {
 }
 
 /**
+ * How long a stopping leader waits for a peer's status answer before handing off to it. A peer
+ * whose process is gone answers at once with NATS's "no responders" (its subscriptions went with
+ * its connection); a live one answers within a round trip.
+ */
+export const handOffProbeTimeoutMs = 250;
+
+/** Whether `peer` still serves its status subject (its process runs and is connected). */
+async function peerReachable(store: NatsStore, peer: string): Promise<boolean> {
+  try {
+    await store.connection.request(store.service.subjects.statusOf(peer), new Uint8Array(0), { timeout: handOffProbeTimeoutMs });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * If this member leads, asks each other peer in turn to take over, so that clients see a new
- * leader at once instead of after an election timeout. Returns the new leader, if any.
+ * leader at once instead of after an election timeout. A peer that does not answer its status
+ * subject is skipped: a transfer to it could only wait out handOffTimeoutMs (the last member of
+ * a group stopped one by one, `kstore cluster down`). Returns the new leader, if any.
  */
 export async function handOffLeadership(store: NatsStore, peers: readonly string[], log: StoreLog): Promise<string | undefined> {
   const self = store.node.status().id;
   for (const peer of peers) {
     if (peer === self || store.node.status().role !== 'leader') continue;
+    if (!await peerReachable(store, peer)) {
+      log('leadership hand-off skipped: peer not reachable', { to: peer });
+      continue;
+    }
     try {
       await store.node.transferLeadership(peer, handOffTimeoutMs);
       log('leadership handed off', { to: peer });
