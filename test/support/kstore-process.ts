@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { colocatedNodeFlags, experimentNodeFlags } from '../../deploy/node-flags.ts';
+import { colocatedNodeFlags, experimentNodeFlags, serverNodeFlags } from '../../deploy/node-flags.ts';
 import { freePort } from './free-port.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -16,11 +16,11 @@ const kstoreExecutable = path.join(repoRoot, 'deploy', 'kstore.mjs');
 /**
  * Node's arguments before the kstore executable for a process a test or benchmark starts: for
  * `colocated` members of a cluster on this machine (store members, API replicas) the flags
- * `kstore cluster up` gives them (deploy/node-flags.ts), for `kstore server` none; then
- * KSTORE_NODE_FLAGS's (experimentNodeFlags, as for `cluster up`).
+ * `kstore cluster up` gives them (deploy/node-flags.ts), for `kstore server` the ones `npm start`
+ * gives it (serverNodeFlags); then KSTORE_NODE_FLAGS's (experimentNodeFlags, as for `cluster up`).
  */
 export function kstoreNodeArgs(colocated: 'colocated' | 'alone'): string[] {
-  return [...(colocated === 'colocated' ? colocatedNodeFlags : []), ...experimentNodeFlags()];
+  return [...(colocated === 'colocated' ? colocatedNodeFlags : serverNodeFlags), ...experimentNodeFlags()];
 }
 
 export interface KstoreStartOptions {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { colocatedEnvironment, colocatedNatsEnvironment, colocatedNodeFlags } from '../../../deploy/node-flags.ts';
+import { colocatedEnvironment, colocatedNatsEnvironment, colocatedNodeFlags, serverNodeFlags } from '../../../deploy/node-flags.ts';
 import { kubeconfigDocument, natsConfigText, parseClusterArgs } from '../../../deploy/roles/cluster.ts';
 import { repoRoot } from '../../support/kstore-process.ts';
 
@@ -169,6 +169,11 @@ describe('deploy artefacts', () => {
       expect(service.environment, name).toMatchObject(colocatedEnvironment);
     }
     for (const name of ['nats1', 'nats2', 'nats3']) expect(obj(services[name]).environment, name).toMatchObject(colocatedNatsEnvironment);
+  });
+
+  it('npm start runs kstore server with the node flags the tests and benchmarks give it', () => {
+    const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(manifest.scripts['start']).toBe(['node', ...serverNodeFlags, 'deploy/kstore.mjs', 'server'].join(' '));
   });
 
   it('cluster CLI parses its documented flags', () => {
