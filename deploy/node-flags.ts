@@ -32,7 +32,7 @@ export const colocatedNodeFlags: readonly string[] = ['--single-threaded-gc', '-
 
 // `kstore server` (`npm start`, and the tests' and benchmarks' servers) runs with the fixed young
 // generation too, and keeps V8's parallel collection (a process alone on its machine). Five
-// alternated pairs of `npm run bench -- --targets server` at 64 clients (2026-11-29, 22:35–22:55
+// alternated pairs of `npm run bench -- --targets server` at 64 clients (2026-11-29, 22:30–22:42
 // UTC): p99 30.5 / 43.4 / 36.6 / 41.3 / 43.4 ms with it against 44.7 / 54.9 / 52.4 / 55.1 / 76.7
 // without; at 16 clients 11.6 / 11.3 against 16.9 / 17.2. CPU per write moved with the machine
 // (0.21–0.37 ms either way), as an earlier session's three pairs found; resident memory at
