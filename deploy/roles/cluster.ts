@@ -536,11 +536,16 @@ async function currentLeader(file: ClusterFile): Promise<string | undefined> {
     return undefined;
   }
   try {
-    const statuses = await Promise.all(file.stores.map((store) => memberStatus(connection, store.id)));
-    return file.stores.find((_, position) => statuses[position]?.role === 'leader')?.id;
+    return await leaderAmong(connection, file.stores.map((store) => store.id));
   } finally {
     await connection.close();
   }
+}
+
+/** The member of `ids` that reports itself leader (each asked its status at once), if one does. */
+async function leaderAmong(connection: NatsConnection, ids: readonly string[]): Promise<string | undefined> {
+  const statuses = await Promise.all(ids.map((id) => memberStatus(connection, id)));
+  return ids.find((_, position) => statuses[position]?.role === 'leader');
 }
 
 async function memberStatus(connection: NatsConnection, id: string): Promise<MemberStatus | undefined> {
@@ -749,10 +754,7 @@ async function clusterUp(flags: UpFlags): Promise<number> {
     await inMemberOrder(storeReadyLines);
     const connection = await connect({ servers: natsUrls, timeout: 2_000 });
     try {
-      await poll('a Raft leader', storeReadyTimeoutMs, async () => {
-        const statuses = await Promise.all(storeIds.map((id) => memberStatus(connection, id)));
-        return statuses.some((status) => status?.role === 'leader') ? true : undefined;
-      }).catch((error: unknown) => {
+      await poll('a Raft leader', storeReadyTimeoutMs, () => leaderAmong(connection, storeIds)).catch((error: unknown) => {
         throw new StartFailure(error instanceof Error ? error.message : String(error), stores[0]?.log ?? '');
       });
     } finally {

@@ -90,7 +90,7 @@ export interface NatsStore {
  * whose process is gone answers at once with NATS's "no responders" (its subscriptions went with
  * its connection); a live one answers within a round trip.
  */
-export const handOffProbeTimeoutMs = 250;
+const handOffProbeTimeoutMs = 250;
 
 /** Whether `peer` still serves its status subject (its process runs and is connected). */
 async function peerReachable(store: NatsStore, peer: string): Promise<boolean> {
