@@ -1,13 +1,16 @@
-// Owns: resource.Quantity as kube reads and writes it (parsing, comparison, the canonical form a
-// stored quantity takes), the resource-name rules of quota and limit ranges, and the
-// strategies of ResourceQuota and LimitRange (defaults, validation). Storage kinds reuse the
-// quantity helpers (strategy-storage.ts).
+// Owns: the registry's use of resource.Quantity (reading a ResourceList's quantities, writing
+// them in their canonical form, the quantity validations ValidateNonnegativeQuantity and
+// ValidatePositiveQuantityValue; api/quantity.ts owns the type itself), the resource-name rules
+// of quota and limit ranges, and the strategies of ResourceQuota and LimitRange (defaults,
+// validation). Storage and scheduling kinds reuse the quantity helpers (strategy-storage.ts).
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, isQualifiedName } from './validation.ts';
 import { fields, specOf } from './json-fields.ts';
 import type { Fields } from './json-fields.ts';
+import { QuantityError, formatQuantity, quantityErrorMessages, quantityFromJson } from '../quantity.ts';
+import type { Quantity } from '../quantity.ts';
 
 export function isFields(value: JsonValue | undefined): value is Fields {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -40,84 +43,26 @@ export function immutable(field: string, value: JsonValue | undefined, old: Json
   return sameJson(value, old) ? [] : [invalidValue(field, value ?? null, 'field is immutable')];
 }
 
-// ---- resource.Quantity ----
+// ---- resource.Quantity (api/quantity.ts owns parsing and the canonical form) ----
 
-export const quantityPatternMessage = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+export const quantityPatternMessage = quantityErrorMessages.formatWrong;
+export { formatQuantity };
+export type { Quantity };
 
-/** A parsed quantity: its value in nano units (kube keeps at most nano precision, rounding up) and how it was written. */
-export interface Quantity {
-  readonly nanos: bigint;
-  readonly format: 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
+/** The quantity a decoded JSON value holds (Quantity.UnmarshalJSON), or its QuantityError. */
+function readQuantity(value: JsonValue | undefined): Quantity | QuantityError {
+  try {
+    return quantityFromJson(value);
+  } catch (error) {
+    if (error instanceof QuantityError) return error;
+    throw error;
+  }
 }
 
-const binarySuffixes: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-const decimalSuffixes: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-const nanosPerUnit = 1_000_000_000n;
-
-function ceilDivide(numerator: bigint, denominator: bigint): bigint {
-  const quotient = numerator / denominator;
-  return numerator % denominator !== 0n && numerator > 0n ? quotient + 1n : quotient;
-}
-
-/** resource.ParseQuantity: undefined when the text is not a quantity. A JSON number is read as its text. */
+/** The quantity a stored JSON value holds, or undefined when it is not one. */
 export function parseQuantity(value: JsonValue | undefined): Quantity | undefined {
-  const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string') return undefined;
-  const match = /^([+-]?)([0-9]*\.?[0-9]*)(.*)$/.exec(text);
-  if (match === null) return undefined;
-  const [, sign = '', number = '', suffix = ''] = match;
-  if (!/[0-9]/.test(number)) return undefined;
-  const [whole = '', fraction = ''] = number.split('.');
-  let digits = BigInt(`${whole}${fraction}` || '0');
-  let scale = -fraction.length;
-  let format: Quantity['format'];
-  let binaryShift = 0;
-  if (Object.hasOwn(binarySuffixes, suffix)) {
-    format = 'BinarySI';
-    binaryShift = binarySuffixes[suffix]!;
-  } else if (Object.hasOwn(decimalSuffixes, suffix)) {
-    format = 'DecimalSI';
-    scale += decimalSuffixes[suffix]!;
-  } else {
-    const exponent = /^[eE]([-+]?[0-9]+)$/.exec(suffix);
-    if (exponent === null) return undefined;
-    format = 'DecimalExponent';
-    scale += Number(exponent[1]);
-  }
-  digits <<= BigInt(binaryShift);
-  const shift = scale + 9;
-  const magnitude = shift >= 0 ? digits * 10n ** BigInt(shift) : ceilDivide(digits, 10n ** BigInt(-shift));
-  return { nanos: sign === '-' ? -magnitude : magnitude, format };
-}
-
-const decimalSuffixOf: Readonly<Record<number, string>> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
-const binarySuffixOf: Readonly<Record<number, string>> = { 0: '', 10: 'Ki', 20: 'Mi', 30: 'Gi', 40: 'Ti', 50: 'Pi', 60: 'Ei' };
-
-/** Quantity.String(): the canonical form kube stores and prints ("1536Mi", "500m", "2k", "1e3"). */
-export function formatQuantity(quantity: Quantity): string {
-  const { nanos } = quantity;
-  if (nanos === 0n) return '0';
-  const negative = nanos < 0n;
-  const magnitude = negative ? -nanos : nanos;
-  const sign = negative ? '-' : '';
-  const binary = quantity.format === 'BinarySI' && magnitude >= 1024n * nanosPerUnit && magnitude % nanosPerUnit === 0n;
-  if (binary) {
-    let mantissa = magnitude / nanosPerUnit;
-    let exponent = 0;
-    while (mantissa % 1024n === 0n && exponent < 60) {
-      mantissa /= 1024n;
-      exponent += 10;
-    }
-    return `${sign}${mantissa}${binarySuffixOf[exponent]}`;
-  }
-  let mantissa = magnitude;
-  let exponent = -9;
-  while (mantissa % 1000n === 0n && exponent < 18) {
-    mantissa /= 1000n;
-    exponent += 3;
-  }
-  const suffix = quantity.format === 'DecimalExponent' ? (exponent === 0 ? '' : `e${exponent}`) : decimalSuffixOf[exponent]!;
-  return `${sign}${mantissa}${suffix}`;
+  const quantity = readQuantity(value);
+  return quantity instanceof QuantityError ? undefined : quantity;
 }
 
 /** A ResourceList with every parseable quantity in its canonical form (others left for validation to report). */
@@ -136,21 +81,24 @@ export function canonicaliseIn(holder: Fields, key: string): void {
   if (holder[key] !== undefined) holder[key] = canonicalResourceList(holder[key])!;
 }
 
-/** The quantity at a ResourceList entry, or a cause when it does not parse. */
+/** The quantity at a ResourceList entry, or a cause with apimachinery's parse error when it does not parse. */
 export function quantityAt(field: string, value: JsonValue | undefined, causes: StatusCause[]): Quantity | undefined {
-  const quantity = parseQuantity(value);
-  if (quantity === undefined) causes.push(invalidValue(field, value ?? null, quantityPatternMessage));
+  const quantity = readQuantity(value);
+  if (quantity instanceof QuantityError) {
+    causes.push(invalidValue(field, value ?? null, quantity.message));
+    return undefined;
+  }
   return quantity;
 }
 
 /** ValidateNonnegativeQuantity. */
 export function nonNegativeQuantityCauses(field: string, quantity: Quantity): StatusCause[] {
-  return quantity.nanos < 0n ? [invalidValue(field, formatQuantity(quantity), 'must be greater than or equal to 0')] : [];
+  return quantity.sign() < 0 ? [invalidValue(field, formatQuantity(quantity), 'must be greater than or equal to 0')] : [];
 }
 
 /** ValidatePositiveQuantityValue. */
 export function positiveQuantityCauses(field: string, quantity: Quantity): StatusCause[] {
-  return quantity.nanos <= 0n ? [invalidValue(field, formatQuantity(quantity), 'must be greater than zero')] : [];
+  return quantity.sign() <= 0 ? [invalidValue(field, formatQuantity(quantity), 'must be greater than zero')] : [];
 }
 
 // ---- resource names ----
@@ -199,10 +147,10 @@ function quotaResourceNameCauses(field: string, name: string): StatusCause[] {
   return causes;
 }
 
-/** ValidateResourceQuantityValue: not negative, and whole for integer resources. */
+/** ValidateResourceQuantityValue: not negative, and whole for integer resources (kube asks MilliValue()%1000, so 0.9999 passes). */
 function resourceQuantityCauses(field: string, name: string, quantity: Quantity): StatusCause[] {
   const causes = nonNegativeQuantityCauses(field, quantity);
-  if (isIntegerResource(name) && quantity.nanos % nanosPerUnit !== 0n) causes.push(invalidValue(field, formatQuantity(quantity), 'must be an integer'));
+  if (isIntegerResource(name) && quantity.milliValue() % 1000n !== 0n) causes.push(invalidValue(field, formatQuantity(quantity), 'must be an integer'));
   return causes;
 }
 
@@ -353,9 +301,48 @@ function overcommitAllowed(name: string): boolean {
   return (name === 'cpu' || name === 'memory' || name === 'ephemeral-storage' || name === 'storage' || name.startsWith('kubernetes.io/')) && !name.startsWith('hugepages-');
 }
 
-/** The ratio max/min as Go's %f prints it (6 decimals). */
-function ratioText(max: Quantity, min: Quantity): string {
-  return min.nanos === 0n ? '+Inf' : (Number(max.nanos) / Number(min.nanos)).toFixed(6);
+/** Go's %f of a float64: six decimals, rounded half to even on the double's exact value. */
+function goFixedSix(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const negative = view.getUint32(0) >>> 31 === 1;
+  const biased = (view.getUint32(0) >>> 20) & 0x7ff;
+  const fraction = (BigInt(view.getUint32(0) & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  // |value| = significand × 2^power exactly.
+  const significand = biased === 0 ? fraction : fraction | (1n << 52n);
+  const power = (biased === 0 ? 1 : biased) - 1075;
+  let numerator = significand * 1_000_000n;
+  let denominator = 1n;
+  if (power >= 0) numerator <<= BigInt(power);
+  else denominator <<= BigInt(-power);
+  let millionths = numerator / denominator;
+  const twiceRemainder = (numerator % denominator) * 2n;
+  if (twiceRemainder > denominator || (twiceRemainder === denominator && millionths % 2n === 1n)) millionths += 1n;
+  const digits = millionths.toString().padStart(7, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -6)}.${digits.slice(-6)}`;
+}
+
+const maxMilliValue = ((1n << 63n) - 1n) / 1000n;
+const one = quantityFromJson('1');
+
+/**
+ * ValidateLimitRange's ratio check: the ratio against max/min as float64s of Value(), or of
+ * MilliValue() when all three are below MaxMilliValue; the limit as %f prints it, or undefined
+ * when the ratio does not exceed it.
+ */
+function ratioLimitExceeded(ratio: Quantity, min: Quantity, max: Quantity): string | undefined {
+  let ratioValue = Number(ratio.value());
+  let minValue = min.value();
+  let maxValue = max.value();
+  if (ratio.value() < maxMilliValue && minValue < maxMilliValue && maxValue < maxMilliValue) {
+    ratioValue = Number(ratio.milliValue()) / 1000;
+    minValue = min.milliValue();
+    maxValue = max.milliValue();
+  }
+  const limit = Number(maxValue) / Number(minValue);
+  return ratioValue > limit ? goFixedSix(limit) : undefined;
 }
 
 function limitItemCauses(item: Fields, at: string, seen: Set<string>): StatusCause[] {
@@ -389,17 +376,18 @@ function limitItemCauses(item: Fields, at: string, seen: Set<string>): StatusCau
     const limit = parsed.default.get(name);
     const request = parsed.defaultRequest.get(name);
     const ratio = parsed.maxLimitRequestRatio.get(name);
-    if (min && max && min.nanos > max.nanos) causes.push(invalidValue(`${at}.min[${name}]`, text(min), `min value ${text(min)} is greater than max value ${text(max)}`));
-    if (request && min && min.nanos > request.nanos) causes.push(invalidValue(`${at}.defaultRequest[${name}]`, text(request), `min value ${text(min)} is greater than default request value ${text(request)}`));
-    if (request && max && request.nanos > max.nanos) causes.push(invalidValue(`${at}.defaultRequest[${name}]`, text(request), `default request value ${text(request)} is greater than max value ${text(max)}`));
-    if (request && limit && request.nanos > limit.nanos) causes.push(invalidValue(`${at}.defaultRequest[${name}]`, text(request), `default request value ${text(request)} is greater than default limit value ${text(limit)}`));
-    if (limit && min && min.nanos > limit.nanos) causes.push(invalidValue(`${at}.default[${name}]`, text(min), `min value ${text(min)} is greater than default value ${text(limit)}`));
-    if (limit && max && limit.nanos > max.nanos) causes.push(invalidValue(`${at}.default[${name}]`, text(max), `default value ${text(limit)} is greater than max value ${text(max)}`));
-    if (ratio && ratio.nanos < nanosPerUnit) causes.push(invalidValue(`${at}.maxLimitRequestRatio[${name}]`, text(ratio), `ratio ${text(ratio)} is less than 1`));
-    if (ratio && min && max && min.nanos > 0n && ratio.nanos * min.nanos > max.nanos * nanosPerUnit) {
-      causes.push(invalidValue(`${at}.maxLimitRequestRatio[${name}]`, text(ratio), `ratio ${text(ratio)} is greater than max/min = ${ratioText(max, min)}`));
+    if (min && max && min.compare(max) > 0) causes.push(invalidValue(`${at}.min[${name}]`, text(min), `min value ${text(min)} is greater than max value ${text(max)}`));
+    if (request && min && min.compare(request) > 0) causes.push(invalidValue(`${at}.defaultRequest[${name}]`, text(request), `min value ${text(min)} is greater than default request value ${text(request)}`));
+    if (request && max && request.compare(max) > 0) causes.push(invalidValue(`${at}.defaultRequest[${name}]`, text(request), `default request value ${text(request)} is greater than max value ${text(max)}`));
+    if (request && limit && request.compare(limit) > 0) causes.push(invalidValue(`${at}.defaultRequest[${name}]`, text(request), `default request value ${text(request)} is greater than default limit value ${text(limit)}`));
+    if (limit && min && min.compare(limit) > 0) causes.push(invalidValue(`${at}.default[${name}]`, text(min), `min value ${text(min)} is greater than default value ${text(limit)}`));
+    if (limit && max && limit.compare(max) > 0) causes.push(invalidValue(`${at}.default[${name}]`, text(max), `default value ${text(limit)} is greater than max value ${text(max)}`));
+    if (ratio && ratio.compare(one) < 0) causes.push(invalidValue(`${at}.maxLimitRequestRatio[${name}]`, text(ratio), `ratio ${text(ratio)} is less than 1`));
+    const exceededLimit = ratio && min && max ? ratioLimitExceeded(ratio, min, max) : undefined;
+    if (ratio && exceededLimit !== undefined) {
+      causes.push(invalidValue(`${at}.maxLimitRequestRatio[${name}]`, text(ratio), `ratio ${text(ratio)} is greater than max/min = ${exceededLimit}`));
     }
-    if (!overcommitAllowed(name) && limit && request && limit.nanos !== request.nanos) {
+    if (!overcommitAllowed(name) && limit && request && limit.compare(request) !== 0) {
       causes.push(invalidValue(`${at}.defaultRequest[${name}]`, text(request), `default value ${text(limit)} must equal to defaultRequest value ${text(request)} in ${name}`));
     }
   }

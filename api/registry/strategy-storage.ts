@@ -107,8 +107,8 @@ function persistentVolumeCauses(object: KubeObject): StatusCause[] {
   for (const [name, raw] of Object.entries(capacity)) {
     const quantity = quantityAt(`spec.capacity[${name}]`, raw, causes);
     if (quantity === undefined) continue;
-    // validateBasicResource reports the whole-unit value of a negative quantity.
-    if (quantity.nanos < 0n) causes.push(invalidValue(`spec.capacity[${name}]`, Number(quantity.nanos / 1_000_000_000n), 'must be a valid resource quantity'));
+    // validateBasicResource reports Value() (kube's int64, rounded up) when it is negative.
+    if (quantity.value() < 0n) causes.push(invalidValue(`spec.capacity[${name}]`, Number(quantity.value()), 'must be a valid resource quantity'));
     causes.push(...positiveQuantityCauses(`spec.capacity[${name}]`, quantity));
   }
   const policy = spec['persistentVolumeReclaimPolicy'];
@@ -267,10 +267,10 @@ function persistentVolumeClaimUpdateCauses(object: KubeObject, old: KubeObject):
   if (!sameJson(spec, oldSpec)) causes.push(forbidden('spec', claimImmutableMessage));
   const newSize = parseQuantity(storageRequest(specOf(object)));
   const oldSize = parseQuantity(storageRequest(specOf(old)));
-  if (newSize !== undefined && oldSize !== undefined && newSize.nanos < oldSize.nanos) {
+  if (newSize !== undefined && oldSize !== undefined && newSize.compare(oldSize) < 0) {
     // kube 1.33 lets a claim shrink back towards its capacity (RecoverVolumeExpansionFailure), never to it or below.
-    const capacity = parseQuantity(fields(fields(old['status'] as JsonValue | undefined)['capacity'])['storage'])?.nanos ?? 0n;
-    if (newSize.nanos <= capacity) causes.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
+    const capacity = parseQuantity(fields(fields(old['status'] as JsonValue | undefined)['capacity'])['storage']);
+    if (capacity === undefined ? newSize.sign() <= 0 : newSize.compare(capacity) <= 0) causes.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
   }
   causes.push(...immutable('volumeMode', specOf(object)['volumeMode'], specOf(old)['volumeMode']));
   return causes;

@@ -57,7 +57,7 @@ describe('quantities', () => {
     expect(canonical('1e3')).toBe('1e3');
     expect(canonical('0')).toBe('0');
     expect(canonical('-1')).toBe('-1');
-    for (const bad of ['', 'abc', '1Gib', '1.2.3', 'Gi', '1 Gi']) expect(parseQuantity(bad), bad).toBeUndefined();
+    for (const bad of ['', 'abc', '1Gib', '1.2.3', '1e', '1 Gi']) expect(parseQuantity(bad), bad).toBeUndefined();
   });
 });
 
