@@ -5,11 +5,15 @@
 // decodes it. Numbers a Go field cannot hold (2^64 or 1.5 in an int64, 1e400 in a float64) are
 // decode errors in kube's words ("json: cannot unmarshal number … into Go struct field …"),
 // found from the schema: from the value after any write, and from the literal text of a JSON
-// body (api/decode.ts). Field rules shared by every kind (names, labels, owner references,
-// finalizers) produce 422 causes in kube-apiserver's wording.
+// body (api/decode.ts). Every resource.Quantity the schema places is decoded as kube's
+// Quantity.UnmarshalJSON does: one that does not parse fails the decode with apimachinery's
+// message, the others are stored in their canonical form ("0.5" → "500m", "1024Mi" → "1Gi").
+// Field rules shared by every kind (names, labels, owner references, finalizers) produce 422
+// causes in kube-apiserver's wording.
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
+import { QuantityError, formatQuantity, quantityFromJson } from '../quantity.ts';
 import { labelNameLengthMax } from '../request-limits.ts';
 import { badRequest, invalid } from '../status.ts';
 import type { StatusCause } from '../status.ts';
@@ -251,6 +255,47 @@ export function numberValueProblem(kind: ResourceKind, object: unknown): string 
   return visit(object, { node: kind.schema, struct: kind.kind, fields: [] }, undefined, true);
 }
 
+const quantityDefinition = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+
+/**
+ * Quantity.UnmarshalJSON at every place the kind's schema types as resource.Quantity, in
+ * document order: the first value that does not parse is the decode's error (apimachinery's
+ * message, returned at once by the unmarshaler, so it wins over type errors saved along the
+ * way); when all parse, each is replaced by its canonical text, as kube stores and returns a
+ * decoded Quantity. Nothing is replaced when one fails (a patch's error shows what it produced).
+ */
+export function canonicaliseQuantities(kind: ResourceKind, object: unknown): string | undefined {
+  const replacements: { readonly holder: Record<string, unknown> | unknown[]; readonly key: string | number; readonly text: string }[] = [];
+  const visit = (holder: Record<string, unknown> | unknown[], key: string | number, position: Position, field: string | undefined, atRoot: boolean): string | undefined => {
+    const value = (holder as Record<string | number, unknown>)[key];
+    if (value === null || value === undefined) return undefined;
+    if (position.node.definition === quantityDefinition) {
+      try {
+        const text = formatQuantity(quantityFromJson(value));
+        if (text !== value) replacements.push({ holder, key, text });
+        return undefined;
+      } catch (error) {
+        if (error instanceof QuantityError) return error.message;
+        throw error;
+      }
+    }
+    if (typeof value !== 'object') return undefined;
+    const container = value as Record<string, unknown> | unknown[];
+    const keys: (string | number)[] = Array.isArray(container) ? container.map((_, index) => index) : Object.keys(container);
+    for (const segment of keys) {
+      const next = step(position, segment, kind, atRoot, field);
+      if (next === undefined) continue;
+      const problem = visit(container, segment, next, typeof segment === 'string' ? segment : field, false);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  };
+  const problem = visit({ root: object }, 'root', { node: kind.schema, struct: kind.kind, fields: [] }, undefined, true);
+  if (problem !== undefined) return problem;
+  for (const { holder, key, text } of replacements) (holder as Record<string | number, unknown>)[key] = text;
+  return undefined;
+}
+
 function admitsNull(schema: JsonSchema): boolean {
   return Array.isArray(schema.type) && (schema.type as string[]).includes('null');
 }
@@ -283,7 +328,7 @@ function dropNulls(value: unknown, schema: JsonSchema | undefined): void {
 export function validateStructure(kind: ResourceKind, object: KubeObject, checks: FieldChecks): string[] {
   if (kind.decode !== undefined) return kind.decode(object, checks);
   dropNulls(object, kind.schema);
-  const numberProblem = numberValueProblem(kind, object);
+  const numberProblem = canonicaliseQuantities(kind, object) ?? numberValueProblem(kind, object);
   if (numberProblem !== undefined) {
     // As kube: a body's typed decode error is 400; a patch's result is re-decoded, Invalid on "patch".
     if (checks.source === 'patch') {

@@ -54,8 +54,10 @@ describe('resourcequotas', () => {
       { field: 'spec.hard[widgets]', message: 'Invalid value: "widgets": must be a standard resource type or fully qualified' },
       { field: 'spec.hard[widgets]', message: 'Invalid value: "widgets": must be a standard resource for quota' },
     ]);
-    expect(await causesOf('POST', quotas, quota('bad', { hard: { memory: 'much' } })))
-      .toEqual([{ field: 'spec.hard[memory]', message: 'Invalid value: "much": quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'' }]);
+    // A value that is no quantity fails the decode (resource.Quantity's UnmarshalJSON), before validation.
+    const notQuantity = await harness.request('POST', quotas, quota('bad', { hard: { memory: 'much' } }));
+    expect(notQuantity.statusCode).toBe(400);
+    expect(notQuantity.json().message).toBe('ResourceQuota in version "v1" cannot be handled as a ResourceQuota: quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'');
     expect(await causesOf('POST', quotas, quota('bad', { hard: { pods: '1' }, scopes: ['Terminating', 'NotTerminating'] })))
       .toEqual([{ field: 'spec.scopes', message: 'Invalid value: ["Terminating","NotTerminating"]: conflicting scopes' }]);
     expect(await causesOf('POST', quotas, quota('bad', { hard: { secrets: '1' }, scopes: ['BestEffort'] })))

@@ -228,13 +228,18 @@ describe('fieldValidation at any depth', () => {
     ['a string for an int32', { livenessProbe: { periodSeconds: 'ten' } }, 'spec.containers[0].livenessProbe.periodSeconds'],
     ['an object for a string', { securityContext: { seccompProfile: { type: { name: 'x' } } } }, 'spec.containers[0].securityContext.seccompProfile.type'],
     ['a string for a list', { env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'c', key: 'k', optional: 'yes' } } }] }, 'spec.containers[0].env[0].valueFrom.configMapKeyRef.optional'],
-    ['a boolean for a quantity', { resources: { limits: { cpu: true } } }, 'spec.containers[0].resources.limits.cpu'],
     ['an int32 out of range', { ports: [{ containerPort: 2 ** 31 }] }, 'spec.containers[0].ports[0].containerPort'],
   ])('a wrong type deep inside is a 400 naming the field: %s', async (_what, fields, path) => {
     const response = await harness.request('POST', `${pods}?fieldValidation=Ignore`, pod('p', { containers: [{ name: 'web', image: 'nginx', ...fields }] }));
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toMatch(/^Pod in version "v1" cannot be handled as a Pod: /);
     expect(response.json().message).toContain(`${path}: `);
+  });
+
+  it('a boolean for a quantity is a 400 with resource.Quantity\'s own message (its unmarshaler names no field)', async () => {
+    const response = await harness.request('POST', `${pods}?fieldValidation=Ignore`, pod('p', { containers: [{ name: 'web', image: 'nginx', resources: { limits: { cpu: true } } }] }));
+    expect(response.statusCode).toBe(400);
+    expect(response.json().message).toBe(`Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
   });
 });
 
@@ -349,7 +354,11 @@ describe('a realistic pod', () => {
     expect(created.spec.affinity).toEqual(body.spec.affinity);
     expect(created.spec.topologySpreadConstraints).toEqual(body.spec.topologySpreadConstraints);
     expect(created.spec.containers[0].securityContext).toEqual(body.spec.containers[0]!.securityContext);
-    expect(created.spec.containers[0].resources).toEqual(body.spec.containers[0]!.resources);
+    // Quantities come back in their canonical form, as kube stores them (0.5 → "500m").
+    expect(created.spec.containers[0].resources).toEqual({
+      limits: { cpu: '500m', 'ephemeral-storage': '1Gi', memory: '268435456' },
+      requests: { cpu: '250m', memory: '128Mi' },
+    });
     expect(created.spec.containers[0].lifecycle).toEqual(body.spec.containers[0]!.lifecycle);
     expect(created.spec.volumes).toEqual(expect.arrayContaining([expect.objectContaining(body.spec.volumes[7]!)]));
     // A strategic merge patch of the stored pod under Strict: still no warning.
@@ -420,7 +429,8 @@ describe('nodes, services, endpoints and events', () => {
     expect(updated.statusCode, updated.body).toBe(200);
     expect(updated.headers['warning']).toBeUndefined();
     const stored = (await harness.request('GET', '/api/v1/nodes/n1')).json();
-    expect(stored.status).toEqual(status);
+    // The number written for a quantity comes back as its canonical text.
+    expect(stored.status).toEqual({ ...status, capacity: { ...status.capacity, pods: '110' } });
     expect(stored.spec).toEqual(node.spec);
     const typo = await harness.request('PUT', '/api/v1/nodes/n1/status?fieldValidation=Strict', { ...stored, status: { ...status, nodeInfo: { ...status.nodeInfo, swap: { capacty: 1 } } } });
     expect(typo.statusCode).toBe(400);

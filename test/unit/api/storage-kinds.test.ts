@@ -91,7 +91,10 @@ describe('persistentvolumes', () => {
     expect(await causesOf('POST', pvs, volume('bad', { accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'] }))).toEqual([{ field: 'spec.accessModes', message: 'Forbidden: may not use ReadWriteOncePod with other access modes' }]);
     expect(await causesOf('POST', pvs, volume('bad', { accessModes: ['Sometimes'] }))).toEqual([{ field: 'spec.accessModes', message: 'Unsupported value: "Sometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"' }]);
     expect(await causesOf('POST', pvs, volume('bad', { capacity: { storage: '0' } }))).toEqual([{ field: 'spec.capacity[storage]', message: 'Invalid value: "0": must be greater than zero' }]);
-    expect(await causesOf('POST', pvs, volume('bad', { capacity: { storage: 'lots' } }))).toEqual([{ field: 'spec.capacity[storage]', message: 'Invalid value: "lots": quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'' }]);
+    // A value that is no quantity fails the decode (resource.Quantity's UnmarshalJSON), before validation.
+    const notQuantity = await harness.request('POST', pvs, volume('bad', { capacity: { storage: 'lots' } }));
+    expect(notQuantity.statusCode).toBe(400);
+    expect(notQuantity.json().message).toBe('PersistentVolume in version "v1" cannot be handled as a PersistentVolume: quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'');
     expect(await causesOf('POST', pvs, volume('bad', { persistentVolumeReclaimPolicy: 'Keep' }))).toEqual([{ field: 'spec.persistentVolumeReclaimPolicy', message: 'Unsupported value: "Keep": supported values: "Delete", "Recycle", "Retain"' }]);
     expect(await causesOf('POST', pvs, volume('bad', { hostPath: undefined, local: { path: '/mnt' } }))).toEqual([{ field: 'spec.nodeAffinity', message: 'Required value: Local volume requires node affinity' }]);
   });
