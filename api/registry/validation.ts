@@ -5,14 +5,17 @@
 // decodes it. Numbers a Go field cannot hold (2^64 or 1.5 in an int64, 1e400 in a float64) are
 // decode errors in kube's words ("json: cannot unmarshal number … into Go struct field …"),
 // found from the schema: from the value after any write, and from the literal text of a JSON
-// body (api/decode.ts). Every resource.Quantity the schema places is decoded as kube's
-// Quantity.UnmarshalJSON does: one that does not parse fails the decode with apimachinery's
-// message, the others are stored in their canonical form ("0.5" → "500m", "1024Mi" → "1Gi").
+// body (api/decode.ts). Values whose Go types decode themselves are decoded as kube decodes
+// them: a resource.Quantity ("0.5" → "500m", "1024Mi" → "1Gi") and a metav1.Time or MicroTime
+// (in UTC, to the second or microsecond) are stored in their canonical form, and one that does
+// not parse fails the decode with apimachinery's or Go's message.
 // Field rules shared by every kind (names, labels, owner references, finalizers) produce 422
 // causes in kube-apiserver's wording.
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonValue, KubeObject } from '../../actors/index.ts';
+import { GoTimeParseError, canonicalGoTimestamp } from '../go-time.ts';
+import type { TimestampKind } from '../go-time.ts';
 import { QuantityError, formatQuantity, quantityFromJson } from '../quantity.ts';
 import { labelNameLengthMax } from '../request-limits.ts';
 import { badRequest, invalid } from '../status.ts';
@@ -255,33 +258,60 @@ export function numberValueProblem(kind: ResourceKind, object: unknown): string 
   return visit(object, { node: kind.schema, struct: kind.kind, fields: [] }, undefined, true);
 }
 
-const quantityDefinition = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+/** The Go types of built-in kinds that decode their own JSON, by their OpenAPI definition. */
+const selfDecodingTypes: Readonly<Record<string, 'Quantity' | TimestampKind>> = {
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': 'Quantity',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Time': 'Time',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': 'MicroTime',
+};
+
+/** Go's name of a decoded JSON value's kind in an UnmarshalTypeError ("number", "bool", ...). */
+function jsonKindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value === 'object' ? 'object' : typeof value;
+}
 
 /**
- * Quantity.UnmarshalJSON at every place the kind's schema types as resource.Quantity, in
- * document order: the first value that does not parse is the decode's error (apimachinery's
- * message, returned at once by the unmarshaler, so it wins over type errors saved along the
- * way); when all parse, each is replaced by its canonical text, as kube stores and returns a
- * decoded Quantity. Nothing is replaced when one fails (a patch's error shows what it produced).
+ * What the self-decoding type at `position` makes of `value`: its canonical text, or the error
+ * its UnmarshalJSON returns. resource.Quantity: ParseQuantity, written back by String() ("0.5" →
+ * "500m"). metav1.Time and MicroTime: a JSON string parsed by time.Parse (RFC3339, RFC3339Micro),
+ * written back in UTC (to the second, to the microsecond); any other JSON value fails Go's decode
+ * into a string, which kube reports with the field's place. An empty timestamp is left as it is.
  */
-export function canonicaliseQuantities(kind: ResourceKind, object: unknown): string | undefined {
-  const replacements: { readonly holder: Record<string, unknown> | unknown[]; readonly key: string | number; readonly text: string }[] = [];
-  const visit = (holder: Record<string, unknown> | unknown[], key: string | number, position: Position, field: string | undefined, atRoot: boolean): string | undefined => {
-    const value = (holder as Record<string | number, unknown>)[key];
+function decodeSelf(type: 'Quantity' | TimestampKind, value: unknown, position: Position): { readonly text: string } | { readonly problem: string } {
+  try {
+    if (type === 'Quantity') return { text: formatQuantity(quantityFromJson(value)) };
+    if (typeof value !== 'string') return { problem: `json: cannot unmarshal ${jsonKindOf(value)} into Go struct field ${position.struct}.${position.fields.join('.')} of type string` };
+    return { text: value === '' ? value : canonicalGoTimestamp(value, type) };
+  } catch (error) {
+    if (error instanceof QuantityError || error instanceof GoTimeParseError) return { problem: error.message };
+    throw error;
+  }
+}
+
+/**
+ * The decode of every value whose Go type decodes its own JSON (resource.Quantity, metav1.Time,
+ * metav1.MicroTime), in document order: the first that fails is the decode's error (returned at
+ * once by the unmarshaler, so it wins over type errors Go saves along the way); when none fails,
+ * each is replaced by its canonical text, as kube stores and returns the decoded value. Nothing
+ * is replaced when one fails (a patch's error shows what the patch produced).
+ */
+export function decodeSelfDecodingValues(kind: ResourceKind, object: unknown): string | undefined {
+  const replacements: { readonly holder: Record<string | number, unknown>; readonly key: string | number; readonly text: string }[] = [];
+  const visit = (holder: Record<string | number, unknown>, key: string | number, position: Position, field: string | undefined, atRoot: boolean): string | undefined => {
+    const value = holder[key];
     if (value === null || value === undefined) return undefined;
-    if (position.node.definition === quantityDefinition) {
-      try {
-        const text = formatQuantity(quantityFromJson(value));
-        if (text !== value) replacements.push({ holder, key, text });
-        return undefined;
-      } catch (error) {
-        if (error instanceof QuantityError) return error.message;
-        throw error;
-      }
+    const type = position.node.definition === undefined ? undefined : selfDecodingTypes[position.node.definition];
+    if (type !== undefined) {
+      const decoded = decodeSelf(type, value, position);
+      if ('problem' in decoded) return decoded.problem;
+      if (decoded.text !== value) replacements.push({ holder, key, text: decoded.text });
+      return undefined;
     }
     if (typeof value !== 'object') return undefined;
-    const container = value as Record<string, unknown> | unknown[];
-    const keys: (string | number)[] = Array.isArray(container) ? container.map((_, index) => index) : Object.keys(container);
+    const container = value as Record<string | number, unknown>;
+    const keys: (string | number)[] = Array.isArray(value) ? value.map((_, index) => index) : Object.keys(container);
     for (const segment of keys) {
       const next = step(position, segment, kind, atRoot, field);
       if (next === undefined) continue;
@@ -292,7 +322,7 @@ export function canonicaliseQuantities(kind: ResourceKind, object: unknown): str
   };
   const problem = visit({ root: object }, 'root', { node: kind.schema, struct: kind.kind, fields: [] }, undefined, true);
   if (problem !== undefined) return problem;
-  for (const { holder, key, text } of replacements) (holder as Record<string | number, unknown>)[key] = text;
+  for (const { holder, key, text } of replacements) holder[key] = text;
   return undefined;
 }
 
@@ -328,7 +358,7 @@ function dropNulls(value: unknown, schema: JsonSchema | undefined): void {
 export function validateStructure(kind: ResourceKind, object: KubeObject, checks: FieldChecks): string[] {
   if (kind.decode !== undefined) return kind.decode(object, checks);
   dropNulls(object, kind.schema);
-  const numberProblem = canonicaliseQuantities(kind, object) ?? numberValueProblem(kind, object);
+  const numberProblem = decodeSelfDecodingValues(kind, object) ?? numberValueProblem(kind, object);
   if (numberProblem !== undefined) {
     // As kube: a body's typed decode error is 400; a patch's result is re-decoded, Invalid on "patch".
     if (checks.source === 'patch') {

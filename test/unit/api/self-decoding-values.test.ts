@@ -1,9 +1,11 @@
-// resource.Quantity fields of built-in kinds are decoded as kube-apiserver decodes them: a value
-// that is not a quantity fails the write (400 for a body, 422 on "patch" for a patch's result)
-// with apimachinery's message and stores nothing; a valid one is stored and returned in its
-// canonical form, wherever the schema places a Quantity (container resources, a pod's overhead,
-// a PVC's requests, a quota's hard limits); and a quantity with a huge exponent stays short and
-// cheap instead of being written out digit by digit.
+// Values of built-in kinds whose Go types decode their own JSON are decoded as kube-apiserver
+// decodes them. resource.Quantity: a value that is not a quantity fails the write (400 for a
+// body, 422 on "patch" for a patch's result) with apimachinery's message and stores nothing; a
+// valid one is stored and returned in its canonical form, wherever the schema places a Quantity
+// (container resources, a PVC's requests, a quota's hard limits); a huge exponent stays short
+// and cheap instead of being written out digit by digit. metav1.Time and MicroTime: stored in
+// UTC to the second or microsecond whatever offset and fraction the client wrote; a timestamp
+// Go's parser refuses, or a number where a timestamp goes, fails with Go's message.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness } from './harness.ts';
 import type { Harness } from './harness.ts';
@@ -14,7 +16,7 @@ function pod(name: string, resources: unknown): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'i', resources }] } };
 }
 
-describe('resource.Quantity at decode', () => {
+describe('self-decoding values at decode', () => {
   let harness: Harness;
   beforeEach(async () => {
     harness = await startHarness();
@@ -92,5 +94,40 @@ describe('resource.Quantity at decode', () => {
     const merged = await harness.request('PATCH', '/api/v1/namespaces/q/pods/patched', { metadata: { labels: { a: 'b' } } },
       { 'content-type': 'application/merge-patch+json' });
     expect(merged.statusCode).toBe(200);
+  });
+
+  it('stores timestamps in UTC to the second (Time) and to the microsecond (MicroTime)', async () => {
+    const created = await harness.request('POST', '/api/v1/namespaces/q/events', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'q' }, reason: 'R', message: 'm',
+      firstTimestamp: '2026-01-01T01:00:00.123+01:00', lastTimestamp: '2026-01-01T00:00:05,9Z', count: 1, type: 'Normal', source: { component: 'c' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).toMatchObject({ firstTimestamp: '2026-01-01T00:00:00Z', lastTimestamp: '2026-01-01T00:00:05Z' });
+    const read = await harness.request('GET', '/api/v1/namespaces/q/events/e');
+    expect(read.json()).toMatchObject({ firstTimestamp: '2026-01-01T00:00:00Z', lastTimestamp: '2026-01-01T00:00:05Z' });
+    const lease = await harness.request('POST', '/apis/coordination.k8s.io/v1/namespaces/q/leases', {
+      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: { holderIdentity: 'a', renewTime: '2026-01-01T02:00:00.000001+02:00' },
+    });
+    expect(lease.statusCode, lease.body).toBe(201);
+    expect(lease.json().spec.renewTime).toBe('2026-01-01T00:00:00.000001Z');
+  });
+
+  it('refuses a timestamp Go cannot parse, or a number for one, with Go\'s message', async () => {
+    const event = (extra: Record<string, unknown>) => ({
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'bad' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'q' }, reason: 'R', message: 'm', ...extra,
+    });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ firstTimestamp: '2026-02-30T00:00:00Z' }, 'parsing time "2026-02-30T00:00:00Z": day out of range'],
+      [{ lastTimestamp: 'now' }, 'parsing time "now" as "2006-01-02T15:04:05Z07:00": cannot parse "now" as "2006"'],
+      [{ firstTimestamp: 1_767_225_600 }, 'json: cannot unmarshal number into Go struct field Event.firstTimestamp of type string'],
+      [{ metadata: { name: 'bad', creationTimestamp: true } }, 'json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.creationTimestamp of type string'],
+      [{ eventTime: '2026-01-01T00:00:00Z' }, 'parsing time "2026-01-01T00:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"'],
+    ];
+    for (const [extra, message] of cases) {
+      const response = await harness.request('POST', '/api/v1/namespaces/q/events', event(extra));
+      expect(response.statusCode, JSON.stringify(extra)).toBe(400);
+      expect(response.json().message).toBe(`Event in version "v1" cannot be handled as a Event: ${message}`);
+    }
+    expect((await harness.request('GET', '/api/v1/namespaces/q/events/bad')).statusCode).toBe(404);
   });
 });
