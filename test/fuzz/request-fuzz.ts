@@ -26,6 +26,10 @@
 //     exactly the service account it was requested for (a 401 when none of its audiences is an
 //     API audience), and a TokenReview authenticates a token as its owner exactly when the
 //     owner's authenticator accepts it for the asked audiences.
+//  6. what a create or update stored holds every resource.Quantity, metav1.Time and MicroTime of
+//     a built-in kind in the form kube writes it back (a pod's generated resources and timestamps
+//     mix canonical, non-canonical and unparseable values): nothing stored that a Go client could
+//     not decode.
 // Used by test/unit/api/request-fuzz.test.ts (short, in CI) and `npm run fuzz:requests` (long).
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { StoreClient } from '../../api/index.ts';
@@ -39,6 +43,8 @@ import type { RbacReader } from '../../api/auth/rbac-authorizer.ts';
 import type { Command, CommandResult, ObjectKey } from '../../actors/index.ts';
 import { ensureRbacBootstrap } from '../../deploy/rbac-bootstrap.ts';
 import { servedKinds } from '../../api/registry/kinds.ts';
+import { formatQuantity, parseQuantity } from '../../api/quantity.ts';
+import { canonicalGoTimestamp } from '../../api/go-time.ts';
 import { headerAuthenticator, ImmediateBackend, startHarness } from '../unit/api/harness.ts';
 import {
   AuthWorld, authFixtureObjects, badTokens, bodyWithToken, checkAuthenticatedAs, checkBadToken, checkMintedToken, checkTokenRequestServed, checkTokenReview,
@@ -127,8 +133,13 @@ function bodyFor(resource: Resource, name: string, random: Random, user: Caller)
       return { ...base, data: { a: random.pick(['b', 'c']) } };
     case 'Secret':
       return { ...base, stringData: { password: 'p' } };
-    case 'Pod':
-      return { ...base, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    case 'Pod': {
+      // Quantities and timestamps, canonical, not, or not parseable at all (huge exponents included).
+      const quantity = (): unknown => random.pick(['100m', 0.5, '1024Mi', ' 2 ', '2000m', 1e21, '1e999999999', '1e', 'abc', true]);
+      if (random.chance(0.5)) metadata['creationTimestamp'] = random.pick(['2026-01-01T01:00:00.5+01:00', '2026-02-30T00:00:00Z', 'now', 1767225600, null]);
+      const resources = random.chance(0.6) ? { resources: { limits: { cpu: quantity() }, requests: { memory: quantity() } } } : {};
+      return { ...base, spec: { containers: [{ name: 'c', image: 'nginx', ...resources }] } };
+    }
     case 'Namespace':
       return base;
     case 'CronTab':
@@ -244,7 +255,8 @@ export function generateRequest(random: Random, caller?: Caller): FuzzRequest {
     : random.pick(random.chance(0.9) ? listedResources : resources);
   const method = random.pick(['GET', 'GET', 'POST', 'PUT', 'PATCH', 'PATCH', 'DELETE'] as const);
   const namespace = random.pick(['t', 't', 't', 't', 'default', 'nowhere']);
-  const name = random.pick(['c', 'mine', 'fresh', 'root', 't']);
+  // A pod created under a name of its own: its quantities reach the store instead of a 409.
+  const name = resource.resource === 'pods' && method === 'POST' && random.chance(0.5) ? `p${Math.floor(random.next() * 1e6)}` : random.pick(['c', 'mine', 'fresh', 'root', 't']);
   const prefix = resource.group === '' ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
   const collection = resource.namespaced && !(method === 'GET' && random.chance(0.1)) ? `${prefix}/namespaces/${namespace}/${resource.resource}` : `${prefix}/${resource.resource}`;
   const named = method !== 'POST' && !(method === 'GET' && random.chance(0.4)) && !(method === 'DELETE' && random.chance(0.15));
@@ -449,6 +461,11 @@ function check(request: FuzzRequest, status: number, contentType: string, body: 
     const namespaceObject = command.key.group === '' && command.key.resource === 'namespaces' && authorized.namespace === command.key.name;
     if (authorized.namespace !== command.key.namespace && !namespaceObject) return `wrote in namespace "${command.key.namespace}" but authorized "${authorized.namespace}"`;
     if (authorized.name !== '' && authorized.name !== command.key.name) return `wrote ${command.key.name} but authorized ${authorized.name}`;
+    // What is stored decodes as kube would decode it: a pod's quantities and timestamps in their canonical form.
+    if (command.type !== 'delete' && command.key.group === '' && command.key.resource === 'pods') {
+      const notCanonical = nonCanonicalPodValue(command.object);
+      if (notCanonical !== undefined) return `${command.type} of ${JSON.stringify(command.key)} stored ${notCanonical}, which kube would not`;
+    }
     // Only an eviction deletes through a subresource; a DELETE of <name>/<subresource> never deletes the object.
     const eviction = authorized.apiGroup === '' && authorized.resource === 'pods' && authorized.subresource === 'eviction';
     if (command.type === 'delete' && authorized.subresource !== '' && !eviction) return `deleted ${command.key.resource} ${command.key.name} but authorized ${authorized.verb} ${authorized.resource}/${authorized.subresource}`;
@@ -476,6 +493,31 @@ function check(request: FuzzRequest, status: number, contentType: string, body: 
     }
   }
   return '';
+}
+
+/** The first quantity or timestamp of a stored pod that is not in the form kube writes back (checked with api/quantity.ts and api/go-time.ts, not with the decode under test). */
+function nonCanonicalPodValue(pod: Record<string, unknown> | { readonly [key: string]: unknown }): string | undefined {
+  const isCanonical = (value: unknown, canonical: (text: string) => string): boolean => {
+    if (typeof value !== 'string') return false;
+    try {
+      return canonical(value) === value;
+    } catch {
+      return false;
+    }
+  };
+  const metadata = (pod['metadata'] ?? {}) as Record<string, unknown>;
+  for (const field of ['creationTimestamp', 'deletionTimestamp']) {
+    if (metadata[field] !== undefined && !isCanonical(metadata[field], (text) => canonicalGoTimestamp(text, 'Time'))) return `metadata.${field} ${JSON.stringify(metadata[field])}`;
+  }
+  const containers = ((pod['spec'] ?? {}) as { containers?: { resources?: Record<string, Record<string, unknown>> }[] }).containers ?? [];
+  for (const container of containers) {
+    for (const [part, list] of Object.entries(container.resources ?? {})) {
+      for (const [name, value] of Object.entries(list)) {
+        if (!isCanonical(value, (text) => formatQuantity(parseQuantity(text)))) return `resources.${part}.${name} ${JSON.stringify(value)}`;
+      }
+    }
+  }
+  return undefined;
 }
 
 interface Tally {
