@@ -38,3 +38,4 @@ export {
 } from './machines/token-secret.ts';
 export { kubernetesServiceIp, serviceClusterIpRange, nodePortRange } from './service-allocation.ts';
 export { deletesGracefully, deletionGracePeriod, returnsDeletedObject } from './deletion-grace.ts';
+export { civilFromDays, daysFromCivil, daysInMonth } from './time.ts';

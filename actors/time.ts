@@ -1,6 +1,7 @@
 // Owns: parsing the proposer's RFC 3339 timestamps (`command.at`) into epoch milliseconds,
-// for the history window. Hand-written because actors/ is pure and may not touch `Date`
-// (lint rule); the conversion is Howard Hinnant's days-from-civil algorithm.
+// for the history window, and the proleptic Gregorian calendar arithmetic behind it (also used
+// by the API's timestamp decoding). Hand-written because actors/ is pure and may not touch
+// `Date` (lint rule); the conversions are Howard Hinnant's days-from-civil algorithms.
 // Must not: read a clock or accept anything but a full RFC 3339 date-time with an offset.
 
 export const millisPerMinute = 60_000;
@@ -65,17 +66,17 @@ function offsetAt(text: string, at: number): number | undefined {
   return (sign === '-' ? -1 : 1) * (h * 60 + m);
 }
 
-function isLeapYear(year: number): boolean {
+export function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
-function daysInMonth(year: number, month: number): number {
+export function daysInMonth(year: number, month: number): number {
   if (month === 2) return isLeapYear(year) ? 29 : 28;
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (Hinnant, "chrono-Compatible Low-Level Date Algorithms"). */
-function daysFromCivil(year: number, month: number, day: number): number {
+export function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yearOfEra = y - era * 400;
@@ -111,7 +112,7 @@ export function millisToRfc3339(millis: number): string | undefined {
 }
 
 /** The proleptic Gregorian date of a day count since 1970-01-01 (Hinnant's civil_from_days, inverse of daysFromCivil). */
-function civilFromDays(days: number): [number, number, number] {
+export function civilFromDays(days: number): [number, number, number] {
   const shifted = days + 719_468;
   const era = Math.floor(shifted / 146_097);
   const dayOfEra = shifted - era * 146_097;

@@ -6,6 +6,8 @@
 // 24:60) and its error texts ("parsing time … as …: cannot parse … as …", "… month out of
 // range", "… extra text: …"), which kube returns as the decode error of a bad timestamp.
 
+import { civilFromDays, daysFromCivil, daysInMonth } from '../actors/index.ts';
+
 /** A timestamp Go's parser refused; the message is time.ParseError's. */
 export class GoTimeParseError extends Error {
   override readonly name = 'GoTimeParseError';
@@ -64,37 +66,6 @@ function leadingNumber(text: string, fixed: boolean): { readonly value: number; 
   return { value: (text.charCodeAt(0) - 48) * 10 + (text.charCodeAt(1) - 48), rest: text.slice(2) };
 }
 
-function isLeapYear(year: number): boolean {
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-}
-
-function daysInMonth(month: number, year: number): number {
-  if (month === 2) return isLeapYear(year) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** Days from 1970-01-01 to the civil date (proleptic Gregorian; any year). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146097 + dayOfEra - 719468;
-}
-
-function civilFromDays(days: number): { readonly year: number; readonly month: number; readonly day: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const dayOfEra = z - era * 146097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365);
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
-  const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
-  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day };
-}
-
 /** An instant: whole seconds since the Unix epoch (UTC) and the nanoseconds within the second. */
 export interface GoInstant {
   readonly seconds: number;
@@ -122,6 +93,13 @@ export function parseGoTimestamp(text: string, kind: TimestampKind): GoInstant {
       value = value.slice(1);
     }
     const before = value;
+    // Go's getnum for one element (two digits, or one or two when not fixed), then its range.
+    const readNumber = (fixed: boolean, low: number, high: number, name: string): { readonly value: number; readonly rest: string } => {
+      const parsed = leadingNumber(value, fixed);
+      if (parsed === undefined) throw cannotParse(before, layoutText);
+      if (parsed.value < low || parsed.value > high) throw outOfRange(name);
+      return parsed;
+    };
     switch (element) {
       case 'year': {
         const digits = value.slice(0, 4);
@@ -130,38 +108,21 @@ export function parseGoTimestamp(text: string, kind: TimestampKind): GoInstant {
         value = value.slice(4);
         break;
       }
-      case 'month': {
-        const parsed = leadingNumber(value, true);
-        if (parsed === undefined) throw cannotParse(before, layoutText);
-        ({ value: month, rest: value } = parsed);
-        if (month <= 0 || month > 12) throw outOfRange('month');
+      case 'month':
+        ({ value: month, rest: value } = readNumber(true, 1, 12, 'month'));
         break;
-      }
-      case 'day': {
-        const parsed = leadingNumber(value, true);
-        if (parsed === undefined) throw cannotParse(before, layoutText);
-        ({ value: day, rest: value } = parsed);
+      case 'day':
+        // Any two digits: the day is checked against its month once the whole text is read.
+        ({ value: day, rest: value } = readNumber(true, 0, 99, 'day'));
         break;
-      }
-      case 'hour': {
-        const parsed = leadingNumber(value, false);
-        if (parsed === undefined) throw cannotParse(before, layoutText);
-        ({ value: hour, rest: value } = parsed);
-        if (hour >= 24) throw outOfRange('hour');
+      case 'hour':
+        ({ value: hour, rest: value } = readNumber(false, 0, 23, 'hour'));
         break;
-      }
-      case 'minute': {
-        const parsed = leadingNumber(value, true);
-        if (parsed === undefined) throw cannotParse(before, layoutText);
-        ({ value: minute, rest: value } = parsed);
-        if (minute >= 60) throw outOfRange('minute');
+      case 'minute':
+        ({ value: minute, rest: value } = readNumber(true, 0, 59, 'minute'));
         break;
-      }
       case 'second': {
-        const parsed = leadingNumber(value, true);
-        if (parsed === undefined) throw cannotParse(before, layoutText);
-        ({ value: second, rest: value } = parsed);
-        if (second >= 60) throw outOfRange('second');
+        ({ value: second, rest: value } = readNumber(true, 0, 59, 'second'));
         // RFC3339 has no fraction in its layout, yet Go reads one (after '.' or ',') of any length.
         if (kind === 'Time' && value.length >= 2 && (value[0] === '.' || value[0] === ',') && isDigitAt(value, 1)) {
           let end = 2;
@@ -200,7 +161,7 @@ export function parseGoTimestamp(text: string, kind: TimestampKind): GoInstant {
     }
   }
   if (value.length > 0) throw new GoTimeParseError(`parsing time ${goQuote(text)}: extra text: ${goQuote(value)}`);
-  if (day < 1 || day > daysInMonth(month, year)) throw outOfRange('day');
+  if (day < 1 || day > daysInMonth(year, month)) throw outOfRange('day');
   const seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds;
   return { seconds, nanos };
 }
@@ -213,7 +174,7 @@ function pad(value: number, width: number): string {
 export function formatGoTimestamp(instant: GoInstant, kind: TimestampKind): string {
   const days = Math.floor(instant.seconds / 86400);
   const within = instant.seconds - days * 86400;
-  const { year, month, day } = civilFromDays(days);
+  const [year, month, day] = civilFromDays(days);
   const yearText = year < 0 ? `-${pad(-year, 4)}` : pad(year, 4);
   const clock = `${pad(Math.floor(within / 3600), 2)}:${pad(Math.floor((within % 3600) / 60), 2)}:${pad(within % 60, 2)}`;
   const fraction = kind === 'MicroTime' ? `.${pad(Math.floor(instant.nanos / 1000), 6)}` : '';

@@ -12,6 +12,7 @@ import {
 } from './field-errors.ts';
 import { isFields } from './node.ts';
 import type { Fields, Node } from './node.ts';
+import { civilFromDays, daysFromCivil } from '../../../actors/index.ts';
 
 // ---- apimachinery's name rules -------------------------------------------------------------
 
@@ -143,27 +144,6 @@ function goTypeName(field: GoField): string {
 }
 
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
-
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-function civilFromDays(days: number): [number, number, number] {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp + (mp < 10 ? 3 : -9);
-  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, day];
-}
 
 /** metav1.Time's decode of an RFC 3339 string, re-encoded as Go writes it (UTC, seconds); undefined if Go's time.Parse refuses it. */
 function normalizedTime(text: string): string | undefined {
