@@ -12,7 +12,7 @@ import {
 } from './field-errors.ts';
 import { isFields } from './node.ts';
 import type { Fields, Node } from './node.ts';
-import { civilFromDays, daysFromCivil } from '../../../actors/index.ts';
+import { GoTimeParseError, canonicalGoTimestamp } from '../../go-time.ts';
 
 // ---- apimachinery's name rules -------------------------------------------------------------
 
@@ -143,30 +143,6 @@ function goTypeName(field: GoField): string {
   }
 }
 
-const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
-
-/** metav1.Time's decode of an RFC 3339 string, re-encoded as Go writes it (UTC, seconds); undefined if Go's time.Parse refuses it. */
-function normalizedTime(text: string): string | undefined {
-  const match = rfc3339.exec(text);
-  if (match === null) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  if (monthDays === undefined || day < 1 || day > monthDays || hour > 23 || minute > 59 || second > 59) return undefined;
-  let offset = 0;
-  if (match[9] !== undefined) {
-    const offsetHours = Number(match[10]);
-    const offsetMinutes = Number(match[11]);
-    if (offsetHours > 23 || offsetMinutes > 59) return undefined;
-    offset = (match[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
-  }
-  const total = daysFromCivil(year, month, day) * 1440 + hour * 60 + minute - offset;
-  const days = Math.floor(total / 1440);
-  const minutes = total - days * 1440;
-  const [y, m, d] = civilFromDays(days);
-  const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
-  return `${pad(y, 4)}-${pad(m)}-${pad(d)}T${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}:${pad(second)}Z`;
-}
 
 interface Decoded {
   /** The first decode error, as Go's json.Unmarshal returns it. */
@@ -216,9 +192,13 @@ function decodeStruct(value: Fields, target: GoStruct, stack: readonly string[],
       case 'time':
         if (typeof item !== 'string') fail(`json: cannot unmarshal ${jsonKindName(item)} into Go value of type string`);
         else {
-          const time = normalizedTime(item);
-          if (time === undefined) fail(`parsing time ${goQuote(item)} as "2006-01-02T15:04:05Z07:00": cannot parse ${goQuote(item)} as "2006"`);
-          else out[key] = time;
+          // metav1.Time's decode (Go's time.Parse, RFC3339), re-encoded as Go writes it (UTC, seconds).
+          try {
+            out[key] = canonicalGoTimestamp(item, 'Time');
+          } catch (error) {
+            if (!(error instanceof GoTimeParseError)) throw error;
+            fail(error.message);
+          }
         }
         break;
       case 'raw':

@@ -64,6 +64,13 @@ describe('pruning (schema/pruning)', () => {
     expect(object.spec.template.metadata).toEqual({ name: 'p', deletionTimestamp: '2024-01-02T01:04:05Z' });
   });
 
+  it('an embedded metadata time Go refuses fails the decode with time.Parse\'s message', () => {
+    const outOfRange = decodeCustomResource(schema, { spec: { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', deletionTimestamp: '2024-13-02T03:04:05Z' } } } }, { isResourceRoot: true });
+    expect(outOfRange.decodeError?.message).toContain('parsing time "2024-13-02T03:04:05Z": month out of range');
+    const lowercase = decodeCustomResource(schema, { spec: { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', deletionTimestamp: '2024-01-02t03:04:05Z' } } } }, { isResourceRoot: true });
+    expect(lowercase.decodeError?.message).toContain('parsing time "2024-01-02t03:04:05Z" as "2006-01-02T15:04:05Z07:00": cannot parse "t03:04:05Z" as "T"');
+  });
+
   it('a value that is not the whole resource prunes its apiVersion, kind and metadata silently', () => {
     const object = { kind: 'x', replicas: 1 };
     expect(pruneUnknownFields({ type: 'object', properties: { replicas: { type: 'integer' } } }, object, { isResourceRoot: false })).toEqual([]);
