@@ -65,22 +65,6 @@ export function parseQuantity(value: JsonValue | undefined): Quantity | undefine
   return quantity instanceof QuantityError ? undefined : quantity;
 }
 
-/** A ResourceList with every parseable quantity in its canonical form (others left for validation to report). */
-export function canonicalResourceList(value: JsonValue | undefined): JsonValue | undefined {
-  if (!isFields(value)) return value;
-  const result: Fields = {};
-  for (const [name, raw] of Object.entries(value)) {
-    const quantity = parseQuantity(raw);
-    result[name] = quantity === undefined ? raw : formatQuantity(quantity);
-  }
-  return result;
-}
-
-/** Canonicalises the ResourceList at `key` of `holder`, if present. */
-export function canonicaliseIn(holder: Fields, key: string): void {
-  if (holder[key] !== undefined) holder[key] = canonicalResourceList(holder[key])!;
-}
-
 /** The quantity at a ResourceList entry, or a cause with apimachinery's parse error when it does not parse. */
 export function quantityAt(field: string, value: JsonValue | undefined, causes: StatusCause[]): Quantity | undefined {
   const quantity = readQuantity(value);
@@ -224,16 +208,9 @@ export function resourceQuotaCauses(object: KubeObject): StatusCause[] {
   ];
 }
 
-function canonicalQuota(object: KubeObject): void {
-  const spec = { ...specOf(object) };
-  canonicaliseIn(spec, 'hard');
-  object['spec'] = spec;
-  if (isFields(object['status'] as JsonValue | undefined)) {
-    const status = { ...fields(object['status'] as JsonValue) };
-    canonicaliseIn(status, 'hard');
-    canonicaliseIn(status, 'used');
-    object['status'] = status;
-  }
+/** ResourceQuotaSpec is a struct: Go writes it as {} when the body had none. (Its quantities are canonical since the decode.) */
+function withSpec(object: KubeObject): void {
+  object['spec'] = { ...specOf(object) };
 }
 
 export const resourceQuotaStrategy: Strategy = {
@@ -241,12 +218,12 @@ export const resourceQuotaStrategy: Strategy = {
   allowCreateOnUpdate: false,
   prepareForCreate(object) {
     object['status'] = {};
-    canonicalQuota(object);
+    withSpec(object);
   },
   prepareForUpdate(object, old) {
     if (old['status'] !== undefined) object['status'] = old['status'];
     else delete object['status'];
-    canonicalQuota(object);
+    withSpec(object);
   },
   validate: resourceQuotaCauses,
   validateUpdate: (object, old) => immutable('spec.scopes', specOf(object)['scopes'], specOf(old)['scopes']),
@@ -259,7 +236,6 @@ const limitLists = ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestR
 
 /** SetDefaults_LimitRangeItem: a Container item's default limit falls back to max, its default request to the default limit, then to min. */
 function defaultLimitItem(item: Fields): Fields {
-  for (const list of limitLists) canonicaliseIn(item, list);
   if (item['type'] !== 'Container') return item;
   const defaults: Fields = { ...fields(item['default']) };
   const requests: Fields = { ...fields(item['defaultRequest']) };

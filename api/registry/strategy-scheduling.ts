@@ -5,7 +5,7 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, isQualifiedName, labelValueProblems, nameProblems } from './validation.ts';
-import { canonicaliseIn, forbidden, immutable, isFields, nonNegativeQuantityCauses, notSupported, quantityAt, required } from './strategy-quota.ts';
+import { forbidden, immutable, isFields, nonNegativeQuantityCauses, notSupported, quantityAt, required } from './strategy-quota.ts';
 import { fields } from './json-fields.ts';
 import type { Fields } from './json-fields.ts';
 
@@ -109,18 +109,9 @@ function runtimeClassCauses(object: KubeObject): StatusCause[] {
   return causes;
 }
 
-function canonicalOverhead(object: KubeObject): void {
-  if (!isFields(object['overhead'] as JsonValue | undefined)) return;
-  const overhead = { ...fields(object['overhead'] as JsonValue) };
-  canonicaliseIn(overhead, 'podFixed');
-  object['overhead'] = overhead;
-}
-
 export const runtimeClassStrategy: Strategy = {
   // kube: PUT of an absent RuntimeClass is 404.
   allowCreateOnUpdate: false,
-  prepareForCreate: canonicalOverhead,
-  prepareForUpdate: (object) => canonicalOverhead(object),
   validate: runtimeClassCauses,
   validateUpdate: (object, old) => immutable('handler', object['handler'] as JsonValue | undefined, old['handler'] as JsonValue | undefined),
 };

@@ -7,7 +7,7 @@ import type { JsonValue, KubeObject } from '../../actors/index.ts';
 import type { StatusCause } from '../status.ts';
 import type { Strategy } from './kind.ts';
 import { invalidValue, isQualifiedName, nameProblems } from './validation.ts';
-import { canonicaliseIn, forbidden, formatQuantity, immutable, isFields, nonNegativeQuantityCauses, notSupported, parseQuantity, positiveQuantityCauses, quantityAt, required, sameJson } from './strategy-quota.ts';
+import { forbidden, immutable, isFields, nonNegativeQuantityCauses, notSupported, parseQuantity, positiveQuantityCauses, quantityAt, required, sameJson } from './strategy-quota.ts';
 import { fields, specOf } from './json-fields.ts';
 import type { Fields } from './json-fields.ts';
 
@@ -172,7 +172,6 @@ function defaultPersistentVolumeSpec(object: KubeObject, oldSpec: Fields | undef
   if (spec['persistentVolumeReclaimPolicy'] === undefined || spec['persistentVolumeReclaimPolicy'] === '') spec['persistentVolumeReclaimPolicy'] = 'Retain';
   if (spec['volumeMode'] === undefined) spec['volumeMode'] = 'Filesystem';
   if (isFields(spec['hostPath']) && spec['hostPath']['type'] === undefined) spec['hostPath'] = { ...spec['hostPath'], type: '' };
-  canonicaliseIn(spec, 'capacity');
   dropVolumeAttributesClass(spec, oldSpec);
   object['spec'] = spec;
 }
@@ -279,12 +278,6 @@ function persistentVolumeClaimUpdateCauses(object: KubeObject, old: KubeObject):
 function defaultClaimSpec(object: KubeObject, oldSpec: Fields | undefined): void {
   const spec = { ...specOf(object) };
   if (spec['volumeMode'] === undefined) spec['volumeMode'] = 'Filesystem';
-  if (isFields(spec['resources'])) {
-    const resources = { ...spec['resources'] };
-    canonicaliseIn(resources, 'requests');
-    canonicaliseIn(resources, 'limits');
-    spec['resources'] = resources;
-  }
   dropVolumeAttributesClass(spec, oldSpec);
   object['spec'] = spec;
 }
@@ -526,18 +519,9 @@ function capacityCauses(object: KubeObject): StatusCause[] {
   return causes;
 }
 
-function canonicalCapacity(object: KubeObject): void {
-  for (const field of ['capacity', 'maximumVolumeSize']) {
-    const quantity = parseQuantity(object[field] as JsonValue | undefined);
-    if (quantity !== undefined) object[field] = formatQuantity(quantity);
-  }
-}
-
 export const csiStorageCapacityStrategy: Strategy = {
   // kube: PUT of an absent CSIStorageCapacity is 404.
   allowCreateOnUpdate: false,
-  prepareForCreate: canonicalCapacity,
-  prepareForUpdate: (object) => canonicalCapacity(object),
   validate: capacityCauses,
   validateUpdate: (object, old) => [
     ...immutable('nodeTopology', object['nodeTopology'] as JsonValue | undefined, old['nodeTopology'] as JsonValue | undefined),

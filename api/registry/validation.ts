@@ -231,33 +231,6 @@ export function numberLiteralProblem(kind: ResourceKind, path: readonly (string 
   return unmarshalProblem(literal, position, type);
 }
 
-/**
- * The first number in `object` (document order) its field's Go type cannot hold: a fraction or
- * a value beyond int64 in an int64 field, ±Infinity in a float64 field (int32 fields are left
- * to the schema check, which words them "must be integer" / "must match format"). Follows the
- * schema only, so its depth is the schema's.
- */
-export function numberValueProblem(kind: ResourceKind, object: unknown): string | undefined {
-  const visit = (value: unknown, position: Position, field: string | undefined, atRoot: boolean): string | undefined => {
-    if (typeof value === 'number') {
-      // int32 fields keep the schema check's wording (ajv's int32 format); int64 and float64
-      // values that check cannot see (beyond 2^63, ±Infinity) are kube's decode error.
-      const type = numberTypeOf(position.node);
-      return type === undefined || type === 'int32' || valueFits(value, type) ? undefined : unmarshalProblem(numberText(value), position, type);
-    }
-    if (value === null || typeof value !== 'object') return undefined;
-    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
-    for (const [segment, child] of entries) {
-      const next = step(position, segment, kind, atRoot, field);
-      if (next === undefined) continue;
-      const problem = visit(child, next, typeof segment === 'string' ? segment : field, false);
-      if (problem !== undefined) return problem;
-    }
-    return undefined;
-  };
-  return visit(object, { node: kind.schema, struct: kind.kind, fields: [] }, undefined, true);
-}
-
 /** The Go types of built-in kinds that decode their own JSON, by their OpenAPI definition. */
 const selfDecodingTypes: Readonly<Record<string, 'Quantity' | TimestampKind>> = {
   'io.k8s.apimachinery.pkg.api.resource.Quantity': 'Quantity',
@@ -291,14 +264,19 @@ function decodeSelf(type: 'Quantity' | TimestampKind, value: unknown, position: 
 }
 
 /**
- * The decode of every value whose Go type decodes its own JSON (resource.Quantity, metav1.Time,
- * metav1.MicroTime), in document order: the first that fails is the decode's error (returned at
- * once by the unmarshaler, so it wins over type errors Go saves along the way); when none fails,
- * each is replaced by its canonical text, as kube stores and returns the decoded value. Nothing
- * is replaced when one fails (a patch's error shows what the patch produced).
+ * kube's typed decode of `object`, in one walk along the schema in document order (unknown
+ * fields and free-form values are not walked). Values whose Go type decodes its own JSON
+ * (resource.Quantity, metav1.Time, metav1.MicroTime): the first that fails is the decode's
+ * error at once (the unmarshaler returns it); when none fails, each is replaced by its canonical
+ * text, as kube stores and returns the decoded value. Numbers a field's Go type cannot hold (a
+ * fraction or a value beyond int64 in an int64 field, ±Infinity in a float64 field) are errors
+ * Go saves and reports at the end, so the first of them is the error only when no unmarshaler
+ * failed; int32 fields are left to the schema check ("must be integer" / "must match format").
+ * Nothing is replaced when there is an error (a patch's error shows what the patch produced).
  */
-export function decodeSelfDecodingValues(kind: ResourceKind, object: unknown): string | undefined {
+export function typedDecodeProblem(kind: ResourceKind, object: unknown): string | undefined {
   const replacements: { readonly holder: Record<string | number, unknown>; readonly key: string | number; readonly text: string }[] = [];
+  let savedNumberProblem: string | undefined;
   const visit = (holder: Record<string | number, unknown>, key: string | number, position: Position, field: string | undefined, atRoot: boolean): string | undefined => {
     const value = holder[key];
     if (value === null || value === undefined) return undefined;
@@ -307,6 +285,13 @@ export function decodeSelfDecodingValues(kind: ResourceKind, object: unknown): s
       const decoded = decodeSelf(type, value, position);
       if ('problem' in decoded) return decoded.problem;
       if (decoded.text !== value) replacements.push({ holder, key, text: decoded.text });
+      return undefined;
+    }
+    if (typeof value === 'number') {
+      const numberType = numberTypeOf(position.node);
+      if (savedNumberProblem === undefined && numberType !== undefined && numberType !== 'int32' && !valueFits(value, numberType)) {
+        savedNumberProblem = unmarshalProblem(numberText(value), position, numberType);
+      }
       return undefined;
     }
     if (typeof value !== 'object') return undefined;
@@ -320,7 +305,7 @@ export function decodeSelfDecodingValues(kind: ResourceKind, object: unknown): s
     }
     return undefined;
   };
-  const problem = visit({ root: object }, 'root', { node: kind.schema, struct: kind.kind, fields: [] }, undefined, true);
+  const problem = visit({ root: object }, 'root', { node: kind.schema, struct: kind.kind, fields: [] }, undefined, true) ?? savedNumberProblem;
   if (problem !== undefined) return problem;
   for (const { holder, key, text } of replacements) holder[key] = text;
   return undefined;
@@ -358,7 +343,7 @@ function dropNulls(value: unknown, schema: JsonSchema | undefined): void {
 export function validateStructure(kind: ResourceKind, object: KubeObject, checks: FieldChecks): string[] {
   if (kind.decode !== undefined) return kind.decode(object, checks);
   dropNulls(object, kind.schema);
-  const numberProblem = decodeSelfDecodingValues(kind, object) ?? numberValueProblem(kind, object);
+  const numberProblem = typedDecodeProblem(kind, object);
   if (numberProblem !== undefined) {
     // As kube: a body's typed decode error is 400; a patch's result is re-decoded, Invalid on "patch".
     if (checks.source === 'patch') {

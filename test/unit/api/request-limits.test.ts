@@ -10,7 +10,7 @@ import { goFloat, goFormat } from '../../../api/go-format.ts';
 import { applyJsonPatch, JsonPatchError } from '../../../api/patch/json-patch.ts';
 import { strategicMerge } from '../../../api/patch/merge-patch.ts';
 import { findKind, servedKinds } from '../../../api/registry/kinds.ts';
-import { isQualifiedName, metadataCauses, numberLiteralProblem, numberValueProblem, ownerReferenceCauses, validateStructure } from '../../../api/registry/validation.ts';
+import { isQualifiedName, metadataCauses, numberLiteralProblem, typedDecodeProblem, ownerReferenceCauses, validateStructure } from '../../../api/registry/validation.ts';
 import {
   jsonPatchCopyBytesMax, jsonPatchOperationsMax, labelNameLengthMax, nestingDepthMax, objectBytesMax, requestBodyBytesMax,
 } from '../../../api/request-limits.ts';
@@ -73,9 +73,9 @@ describe('numbers', () => {
 
   it('checks the values of any write (YAML bodies, patch results) against the schema', () => {
     const object = (generation: number) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', generation } });
-    expect(numberValueProblem(configMaps, object(2 ** 64))).toBe('json: cannot unmarshal number 18446744073709552000 into Go struct field ObjectMeta.metadata.generation of type int64');
-    expect(numberValueProblem(configMaps, object(Infinity))).toBe('json: cannot unmarshal number +Inf into Go struct field ObjectMeta.metadata.generation of type int64');
-    expect(numberValueProblem(configMaps, object(3))).toBeUndefined();
+    expect(typedDecodeProblem(configMaps, object(2 ** 64))).toBe('json: cannot unmarshal number 18446744073709552000 into Go struct field ObjectMeta.metadata.generation of type int64');
+    expect(typedDecodeProblem(configMaps, object(Infinity))).toBe('json: cannot unmarshal number +Inf into Go struct field ObjectMeta.metadata.generation of type int64');
+    expect(typedDecodeProblem(configMaps, object(3))).toBeUndefined();
     expect(failure(() => validateStructure(configMaps, object(1.5) as unknown as KubeObject, { level: 'Warn', duplicates: [] }))).toEqual({
       code: 400, reason: 'BadRequest',
       message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64',
